@@ -1,0 +1,32 @@
+# Entry points. `make demo` and `make test` are the two README commands.
+PYTHON ?= python3.11
+VENV ?= .venv
+BIN := $(VENV)/bin
+DBT := $(BIN)/dbt
+export DBT_PROFILES_DIR := $(CURDIR)
+
+.PHONY: setup demo test lint build docs bench clean
+
+$(BIN)/agent-eval: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e ".[dev]"
+	touch $@
+
+setup: $(BIN)/agent-eval
+
+demo: setup
+	$(BIN)/agent-eval demo
+
+test: setup
+	$(BIN)/sqlfluff lint models macros
+	$(BIN)/python -m pytest
+
+build: setup
+	$(BIN)/agent-eval build
+
+docs: setup
+	$(DBT) docs generate --project-dir .
+
+clean:
+	rm -rf target logs warehouse/*.duckdb reports

@@ -1,0 +1,37 @@
+{#- Each macro takes a JSON expression (e.g. "raw_doc -> '$.error'") and wraps
+    it in parentheses: `->` binds looser than IS / comparison operators. -#}
+
+{% macro json_array_length_or_zero(json_expr) -%}
+    case json_type(({{ json_expr }}))
+        when 'ARRAY' then json_array_length(({{ json_expr }}))
+        when 'OBJECT' then 1
+        else 0
+    end
+{%- endmacro %}
+
+
+{% macro json_nonneg_number(json_expr) -%}
+    case
+        when json_type(({{ json_expr }})) in ('BIGINT', 'UBIGINT', 'DOUBLE')
+            and ({{ json_expr }})::double >= 0
+            then ({{ json_expr }})::double
+    end
+{%- endmacro %}
+
+
+{% macro json_is_truthy(json_expr) -%}
+    {#- Present and not null / false / blank (SPEC 3.2 raw.error). The strings
+        'false' and 'null' count as absent too: exporters stringify them. -#}
+    case
+        when ({{ json_expr }}) is null then false
+        when json_type(({{ json_expr }})) = 'NULL' then false
+        when json_type(({{ json_expr }})) = 'BOOLEAN'
+            then ({{ json_expr }})::boolean
+        when json_type(({{ json_expr }})) = 'VARCHAR'
+            then not (
+                {{ is_blank("(" ~ json_expr ~ ") ->> '$'") }}
+                or lower(trim(({{ json_expr }}) ->> '$')) in ('false', 'null')
+            )
+        else true
+    end
+{%- endmacro %}

@@ -1,0 +1,36 @@
+-- One row per observation of a drop file: what the loader did with it
+-- (loaded, repeat, restored, rejected, ignored) and whether it is the
+-- current or a superseded version of its path.
+with
+
+file_versions as (
+
+    select * from {{ ref('stg_drops__file_versions') }}
+
+),
+
+final as (
+
+    select
+        observation_seq,
+        source_file,
+        sha256,
+        kind,
+        cast(drop_date as varchar) as drop_date,
+        file_name,
+        size_bytes,
+        encoding,
+        n_data_records,
+        status,
+        reject_reason,
+        duplicate_of,
+        is_current,
+        is_superseded,
+        modified_at,
+        loaded_at,
+        load_id
+    from file_versions
+
+)
+
+select * from final

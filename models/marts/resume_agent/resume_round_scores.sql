@@ -1,0 +1,40 @@
+{{ config(
+    materialized='incremental',
+    incremental_strategy='append',
+    pre_hook=delete_replaced_sets(),
+) }}
+-- One row per (set, round): item means of every score (SPEC 3.5).
+-- stability_score equals the share of ok/partial rows x 5.
+with
+
+items as (
+
+    select * from {{ ref('resume_item_scores') }}
+
+),
+
+final as (
+
+    select
+        set_id,
+        file_sha256,
+        round,
+        round_order,
+        count(*) as n_items,
+        count(distinct query_id) as n_queries,
+        count(*) filter (where status = 'ok') as n_ok,
+        count(*) filter (where status = 'partial') as n_partial,
+        count(*) filter (where status = 'error') as n_error,
+        count(*) filter (where status = 'empty') as n_empty,
+        avg(intent_score) as intent_score,
+        avg(accuracy_score) as accuracy_score,
+        avg(stability_score) as stability_score,
+        avg(latency_sec) as latency_sec,
+        avg(latency_score) as latency_score
+    from items
+    where {{ is_unbuilt_set('items.set_id', 'items.file_sha256') }}
+    group by set_id, file_sha256, round, round_order
+
+)
+
+select * from final

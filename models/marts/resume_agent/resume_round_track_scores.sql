@@ -1,0 +1,42 @@
+{{ config(
+    materialized='incremental',
+    incremental_strategy='append',
+    pre_hook=delete_replaced_sets(),
+) }}
+-- One row per (set, round, track): item means per track, with mean latency
+-- seconds (non-null only) and mean latency score (missing counts as 0).
+with
+
+items as (
+
+    select * from {{ ref('resume_item_scores') }}
+
+),
+
+final as (
+
+    select
+        set_id,
+        file_sha256,
+        round,
+        round_order,
+        track,
+        any_value(latency_rubric) as latency_rubric,
+        count(*) as n_items,
+        count(latency_sec) as n_items_with_latency,
+        count(*) filter (where status = 'ok') as n_ok,
+        count(*) filter (where status = 'partial') as n_partial,
+        count(*) filter (where status = 'error') as n_error,
+        count(*) filter (where status = 'empty') as n_empty,
+        avg(intent_score) as intent_score,
+        avg(accuracy_score) as accuracy_score,
+        avg(stability_score) as stability_score,
+        avg(latency_sec) as latency_sec,
+        avg(latency_score) as latency_score
+    from items
+    where {{ is_unbuilt_set('items.set_id', 'items.file_sha256') }}
+    group by set_id, file_sha256, round, round_order, track
+
+)
+
+select * from final

@@ -1,0 +1,20 @@
+"""Manifest of every drop file observed: append-only raw history.
+
+Thin shim: the work is in agent_eval.ingest, shared by every input kind.
+"""
+
+from agent_eval.ingest import Observation, manifest_rows, manifest_table
+
+
+def model(dbt, session):
+    drops_dir = dbt.config.get("drops_dir")
+    load_id = dbt.config.get("load_id") or ""
+    history = []
+    if dbt.is_incremental:
+        history = [
+            Observation(*row)
+            for row in session.sql(
+                f"select source_file, sha256, status, observation_seq from {dbt.this}"
+            ).fetchall()
+        ]
+    return manifest_table(manifest_rows(drops_dir, history, load_id=load_id))

@@ -1,0 +1,30 @@
+"""Every data record of every loaded resume_agent_*.csv version: append-only.
+
+Thin shim: parsing lives in agent_eval.ingest (CSV dialect pinned, encodings
+detected by the manifest, malformed records kept with their reason).
+"""
+
+from agent_eval.ingest import PendingFile, rows_table
+
+KIND = "resume_agent"
+
+
+def model(dbt, session):
+    drops_dir = dbt.config.get("drops_dir")
+    files = dbt.ref("raw_drop_files")
+    done = set()
+    if dbt.is_incremental:
+        done = set(
+            session.sql(
+                f"select distinct source_file, sha256 from {dbt.this}"
+            ).fetchall()
+        )
+    pending = [
+        PendingFile(*row)
+        for row in files.filter(f"kind = '{KIND}' and status = 'loaded'")
+        .order("observation_seq")
+        .project("source_file, sha256, encoding, loaded_at")
+        .fetchall()
+        if (row[0], row[1]) not in done
+    ]
+    return rows_table(KIND, drops_dir, pending)

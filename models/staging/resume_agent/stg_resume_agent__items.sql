@@ -1,0 +1,127 @@
+-- One row per data record of every loaded resume_agent CSV version.
+-- Renames the Korean headers (mapping in _resume_agent__models.yml), types the
+-- values, extracts the Raw JSON fields behind a validity guard (one malformed
+-- value must not fail the query) and says why a record cannot be scored.
+with
+
+raw_rows as (
+
+    select * from {{ ref('raw_resume_agent_rows') }}
+
+),
+
+renamed as (
+
+    select
+        ---------- lineage
+        source_file,
+        sha256 as file_sha256,
+        line_number,
+        loaded_at,
+        split_part(source_file, '/', 1) as drop_date,
+        reject_reason as parse_reject_reason,
+        raw_text,
+        ---------- ids
+        trim("Run ID") as run_id,
+        trim("Item ID") as item_id,
+        trim("Query ID") as query_id,
+        trim("방/반복") as round,
+        track as track_raw,
+        ---------- text
+        "질의" as query_text,
+        "기대결과" as expected_result,
+        "카테고리" as category,
+        "응답" as response_text,
+        "오류" as error_text,
+        "LLM 상태" as llm_status,
+        "LLM 점수" as llm_score_raw,
+        "LLM 코멘트" as llm_comment,
+        "Raw JSON" as raw_json,
+        extra_columns
+    from raw_rows
+
+),
+
+parsed as (
+
+    select
+        *,
+        {{ parse_track('track_raw') }} as track,
+        case
+            when {{ is_blank('raw_json') }} then 'blank'
+            when
+                json_valid(raw_json)
+                and json_type(raw_json::json) = 'OBJECT' then 'valid'
+            else 'invalid'
+        end as raw_json_state
+    from renamed
+
+),
+
+extracted as (
+
+    select
+        *,
+        case when raw_json_state = 'valid' then raw_json::json end as raw_doc
+    from parsed
+
+),
+
+final as (
+
+    select
+        source_file,
+        file_sha256,
+        line_number,
+        loaded_at,
+        drop_date,
+        run_id,
+        item_id,
+        query_id,
+        round,
+        track_raw,
+        track,
+        query_text,
+        expected_result,
+        category,
+        response_text,
+        error_text,
+        llm_status,
+        llm_score_raw,
+        llm_comment,
+        raw_json,
+        extra_columns,
+        ---------- Raw JSON fields
+        raw_json_state,
+        raw_json_state = 'valid' as raw_json_valid,
+        case
+            when raw_json_state = 'valid' then raw_doc ->> '$.assistantMessage'
+            when raw_json_state = 'blank' then response_text
+        end as assistant_message,
+        {{ json_array_length_or_zero("raw_doc -> '$.dataUIList'") }}
+            as n_data_ui,
+        {{ json_nonneg_number("raw_doc -> '$.responseTimeSec'") }}
+            as response_time_sec,
+        {{ json_is_truthy("raw_doc -> '$.error'") }} as has_raw_error,
+        raw_doc ->> '$.error' as raw_error_text,
+        ---------- record validity
+        coalesce(
+            parse_reject_reason,
+            case
+                when
+                    track is null
+                    or track not in (
+                        select tr.track
+                        from {{ ref('resume_track_rubrics') }} as tr
+                    )
+                    then 'invalid_track'
+                when nullif(query_id, '') is null then 'missing_query_id'
+                when nullif(round, '') is null then 'missing_round'
+            end
+        ) as reject_reason,
+        raw_text
+    from extracted
+
+)
+
+select * from final

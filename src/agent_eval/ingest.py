@@ -1,0 +1,542 @@
+"""Getting drop files into raw history.
+
+This module is the only place that touches drop files. dbt Python models call
+it (``models/staging/common/raw_drop_files.py`` and one ``raw_<kind>_rows.py``
+per input kind), so ``dbt build`` alone loads new drops.
+
+Two steps, one mechanism for every input kind:
+
+1. :func:`manifest_table` lists every file under ``drops_dir``, matches it to a
+   :class:`DropKind`, hashes it, detects its encoding, checks that it can be
+   read at all (header / JSON shape) and counts its data records. It returns
+   *new observations* only: a file whose bytes were already observed at the
+   same path adds nothing, so re-running changes nothing.
+2. :func:`rows_table` parses the records of the observations marked
+   ``loaded`` that are not yet in the kind's raw table. Every data record
+   becomes one row, the ones that cannot be parsed included (with
+   ``reject_reason`` and their raw text), so rows are never dropped.
+
+Adding an input kind means adding a :class:`DropKind` (pattern, format,
+required fields) and a thin ``raw_<kind>_rows.py`` model.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+# ---------------------------------------------------------------------------
+# Input kinds
+# ---------------------------------------------------------------------------
+
+RESUME_AGENT_COLUMNS: tuple[str, ...] = (
+    "Run ID",
+    "Item ID",
+    "Query ID",
+    "Track",
+    "질의",
+    "기대결과",
+    "카테고리",
+    "방/반복",
+    "응답",
+    "오류",
+    "LLM 상태",
+    "LLM 점수",
+    "LLM 코멘트",
+    "Raw JSON",
+)
+
+
+@dataclass(frozen=True)
+class DropKind:
+    """One kind of input file and how to read it.
+
+    ``fmt`` is ``csv`` (header + records), ``jsonl`` (one JSON object per
+    line) or ``json`` (one JSON document whose records are ``records_key``).
+    """
+
+    name: str
+    pattern: re.Pattern[str]
+    fmt: str
+    required: tuple[str, ...] = ()
+    records_key: str | None = None
+    set_grain: bool = True
+
+
+DATE_DIR = r"(?P<drop_date>[^/]+)"
+
+KINDS: tuple[DropKind, ...] = (
+    DropKind(
+        name="resume_agent",
+        pattern=re.compile(DATE_DIR + r"/resume_agent_[^/]*\.csv"),
+        fmt="csv",
+        required=RESUME_AGENT_COLUMNS,
+    ),
+    DropKind(
+        name="recruit_agent",
+        pattern=re.compile(DATE_DIR + r"/recruit_agent_[^/]*\.jsonl"),
+        fmt="jsonl",
+        required=("itemId", "queryId", "raw"),
+    ),
+    DropKind(
+        name="engagement_actions",
+        pattern=re.compile(DATE_DIR + r"/engagement/[^/]+/[^/]+/actions\.jsonl"),
+        fmt="jsonl",
+    ),
+    DropKind(
+        name="engagement_expected",
+        pattern=re.compile(DATE_DIR + r"/engagement/[^/]+/expected\.json"),
+        fmt="json",
+    ),
+    DropKind(
+        name="summary",
+        pattern=re.compile(DATE_DIR + r"/summary_[^/]*\.json"),
+        fmt="json",
+        required=("id", "answer", "contexts"),
+        records_key="test_cases",
+    ),
+)
+
+KINDS_BY_NAME = {k.name: k for k in KINDS}
+
+DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+# ---------------------------------------------------------------------------
+# Errors and small helpers
+# ---------------------------------------------------------------------------
+
+
+class RejectedFile(Exception):
+    """The whole file cannot be loaded; the message is the recorded reason."""
+
+
+def sha256_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def detect_encoding(data: bytes) -> str:
+    """Return the codec name that decodes ``data``; raise RejectedFile if none.
+
+    Order matters: a UTF-8 BOM wins, then strict UTF-8, then CP949 (a superset
+    of EUC-KR, what Korean Excel writes). ASCII-only files are reported as
+    ``utf-8``.
+    """
+    if data.startswith(b"\xef\xbb\xbf"):
+        return "utf-8-sig"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    try:
+        data.decode("utf-8")
+        return "utf-8"
+    except UnicodeDecodeError as utf8_error:
+        try:
+            data.decode("cp949")
+            return "cp949"
+        except UnicodeDecodeError:
+            raise RejectedFile(
+                "undecodable: not UTF-8, UTF-8 with BOM or CP949/EUC-KR "
+                f"(first bad byte at offset {utf8_error.start})"
+            ) from None
+
+
+def decode(data: bytes, encoding: str) -> str:
+    return data.decode(encoding)
+
+
+def resolve_drops_dir(drops_dir: str | Path) -> Path:
+    return Path(drops_dir).expanduser().resolve()
+
+
+# ---------------------------------------------------------------------------
+# Records
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Record:
+    """One data record of a file: parsed values or the reason it was not."""
+
+    line_number: int
+    values: dict[str, Any] | None
+    raw_text: str | None = None
+    reject_reason: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _csv_records(text: str, required: Sequence[str]) -> tuple[list[str], Iterator[Record]]:
+    """Split CSV text into header and records, with physical line numbers.
+
+    The dialect is pinned (comma, double quote, no sniffing). Quoted cells may
+    span lines; ``line_number`` is the line a record starts on (the header
+    is line 1). Blank lines between records are not data records.
+    """
+    lines = list(io.StringIO(text, newline=""))
+    reader = csv.reader(iter(lines), delimiter=",", quotechar='"', strict=True)
+    try:
+        header_row = next(reader)
+    except StopIteration:
+        raise RejectedFile("empty file: no header line") from None
+    except csv.Error as err:
+        raise RejectedFile(f"unreadable header line: {err}") from None
+    header = [h.strip() for h in header_row]
+    if header and header[0].startswith("\ufeff"):
+        header[0] = header[0].lstrip("\ufeff")
+    duplicated = sorted({h for h in header if header.count(h) > 1 and h})
+    if duplicated:
+        raise RejectedFile("duplicated column(s) in header: " + ", ".join(duplicated))
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise RejectedFile(
+            "missing required column(s): "
+            + ", ".join(missing)
+            + f" (header has {len(header)} column(s): "
+            + ", ".join(header[:20])
+            + ")"
+        )
+
+    def records() -> Iterator[Record]:
+        previous_end = reader.line_num
+        while True:
+            start = previous_end + 1
+            try:
+                row = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as err:
+                end = max(reader.line_num, start)
+                previous_end = end
+                yield Record(
+                    line_number=start,
+                    values=None,
+                    raw_text="".join(lines[start - 1 : end]),
+                    reject_reason=f"malformed_csv: {err}",
+                )
+                continue
+            end = reader.line_num
+            previous_end = end
+            if not row:  # a blank line is not a data record
+                continue
+            if len(row) != len(header):
+                yield Record(
+                    line_number=start,
+                    values=None,
+                    raw_text="".join(lines[start - 1 : end]),
+                    reject_reason=(
+                        f"ragged_row: expected {len(header)} fields, got {len(row)}"
+                    ),
+                )
+                continue
+            values = dict(zip(header, row))
+            yield Record(line_number=start, values=values)
+
+    return header, records()
+
+
+def _jsonl_records(text: str, required: Sequence[str]) -> Iterator[Record]:
+    for number, line in enumerate(io.StringIO(text, newline=""), start=1):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        try:
+            value = json.loads(stripped)
+        except json.JSONDecodeError as err:
+            yield Record(number, None, line, f"invalid_json: {err.msg} at column {err.colno}")
+            continue
+        if not isinstance(value, dict):
+            yield Record(number, None, line, "invalid_json: line is not a JSON object")
+            continue
+        missing = [k for k in required if k not in value]
+        if missing:
+            yield Record(
+                number, None, line, "missing_required_field: " + ", ".join(missing)
+            )
+            continue
+        yield Record(number, value)
+
+
+def _json_document(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise RejectedFile(
+            f"not valid JSON: {err.msg} at line {err.lineno} column {err.colno}"
+        ) from None
+
+
+def _json_records(text: str, kind: DropKind) -> Iterator[Record]:
+    document = _json_document(text)
+    if kind.records_key is None:
+        if not isinstance(document, dict):
+            raise RejectedFile("not a JSON object at the top level")
+        yield Record(0, document)
+        return
+    if not isinstance(document, dict) or not isinstance(
+        document.get(kind.records_key), list
+    ):
+        raise RejectedFile(f"not a valid dataset: no '{kind.records_key}' list")
+    for index, item in enumerate(document[kind.records_key]):
+        if not isinstance(item, dict):
+            raise RejectedFile(f"not a valid dataset: {kind.records_key}[{index}] is not an object")
+        missing = [k for k in kind.required if k not in item]
+        if missing:
+            raise RejectedFile(
+                f"not a valid dataset: {kind.records_key}[{index}] lacks "
+                + ", ".join(missing)
+            )
+        yield Record(index, item)
+
+
+def read_records(text: str, kind: DropKind) -> Iterator[Record]:
+    """All data records of a decoded file (raises RejectedFile for whole-file faults)."""
+    if kind.fmt == "csv":
+        _, records = _csv_records(text, kind.required)
+        return records
+    if kind.fmt == "jsonl":
+        return _jsonl_records(text, kind.required)
+    if kind.fmt == "json":
+        return _json_records(text, kind)
+    raise ValueError(f"unknown format {kind.fmt!r}")
+
+
+def count_records(text: str, kind: DropKind) -> int:
+    """Count data records (valid or not), independently of the row loader."""
+    return sum(1 for _ in read_records(text, kind))
+
+
+# ---------------------------------------------------------------------------
+# Step 1: the manifest of observed files
+# ---------------------------------------------------------------------------
+
+MANIFEST_SCHEMA = pa.schema(
+    [
+        ("source_file", pa.string()),
+        ("drop_date", pa.string()),
+        ("kind", pa.string()),
+        ("file_name", pa.string()),
+        ("sha256", pa.string()),
+        ("size_bytes", pa.int64()),
+        ("modified_at", pa.timestamp("us")),
+        ("encoding", pa.string()),
+        ("status", pa.string()),
+        ("reject_reason", pa.string()),
+        ("duplicate_of", pa.string()),
+        ("n_data_records", pa.int64()),
+        ("observation_seq", pa.int64()),
+        ("loaded_at", pa.timestamp("us")),
+        ("load_id", pa.string()),
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One earlier row of the manifest."""
+
+    source_file: str
+    sha256: str
+    status: str
+    observation_seq: int
+
+
+def match_kind(relative: str) -> DropKind | None:
+    for kind in KINDS:
+        if kind.pattern.fullmatch(relative):
+            return kind
+    return None
+
+
+def list_drop_files(drops_dir: Path) -> list[tuple[str, Path]]:
+    """Every regular file under drops_dir, as (relative posix path, path), sorted."""
+    if not drops_dir.is_dir():
+        return []
+    found = []
+    for path in drops_dir.rglob("*"):
+        if path.is_file() and not path.name.startswith("."):
+            found.append((path.relative_to(drops_dir).as_posix(), path))
+    return sorted(found)
+
+
+def _check_file(data: bytes, kind: DropKind) -> tuple[str, int]:
+    """Return (encoding, data records) or raise RejectedFile."""
+    if not data.strip():
+        raise RejectedFile("empty file")
+    encoding = detect_encoding(data)
+    text = decode(data, encoding)
+    return encoding, count_records(text, kind)
+
+
+def manifest_rows(
+    drops_dir: str | Path,
+    history: Sequence[Observation] = (),
+    load_id: str = "",
+    now: datetime | None = None,
+) -> list[dict[str, Any]]:
+    """New observations of the files now under ``drops_dir``.
+
+    ``history`` is the manifest so far. A path whose latest observation has
+    the same sha256 adds nothing (re-runs are no-ops). Otherwise the new
+    observation's status is:
+
+    - ``loaded``: new bytes, readable; its records go to raw history.
+    - ``repeat``: bytes already loaded from another path; counted once.
+    - ``restored``: the path returns to bytes it held before; those rows
+      are already in raw history and become current again.
+    - ``rejected``: unreadable, missing required columns, or a drop folder
+      that is not a date; ``reject_reason`` says which.
+    - ``ignored``: a file that matches no input kind (recorded, not loaded).
+    """
+    root = resolve_drops_dir(drops_dir)
+    if not root.is_dir():
+        raise FileNotFoundError(
+            f"drops_dir {root} does not exist: set AGENT_EVAL_DROPS or "
+            "--vars '{drops_dir: <folder>}' to the folder holding <YYYY-MM-DD>/ drops"
+        )
+    loaded_at = (now or datetime.now(timezone.utc)).replace(tzinfo=None)
+    latest_by_path: dict[str, Observation] = {}
+    loaded_sha_path: dict[str, str] = {}
+    loaded_by_path: dict[str, set[str]] = {}
+    for obs in sorted(history, key=lambda o: o.observation_seq):
+        latest_by_path[obs.source_file] = obs
+        if obs.status == "loaded":
+            loaded_sha_path.setdefault(obs.sha256, obs.source_file)
+            loaded_by_path.setdefault(obs.source_file, set()).add(obs.sha256)
+    seq = max((o.observation_seq for o in history), default=0)
+
+    rows: list[dict[str, Any]] = []
+    for relative, path in list_drop_files(root):
+        data = path.read_bytes()
+        sha = sha256_of(data)
+        latest = latest_by_path.get(relative)
+        if latest is not None and latest.sha256 == sha:
+            continue  # nothing new at this path
+        kind = match_kind(relative)
+        drop_date = relative.split("/", 1)[0]
+        row: dict[str, Any] = {
+            "source_file": relative,
+            "drop_date": drop_date,
+            "kind": kind.name if kind else None,
+            "file_name": path.name,
+            "sha256": sha,
+            "size_bytes": len(data),
+            "modified_at": datetime.fromtimestamp(
+                path.stat().st_mtime, timezone.utc
+            ).replace(tzinfo=None),
+            "encoding": None,
+            "status": None,
+            "reject_reason": None,
+            "duplicate_of": None,
+            "n_data_records": None,
+            "loaded_at": loaded_at,
+            "load_id": load_id,
+        }
+        if kind is None:
+            row["status"] = "ignored"
+            row["reject_reason"] = "file name matches no input kind"
+        elif not DATE_RE.match(drop_date):
+            row["status"] = "rejected"
+            row["reject_reason"] = f"drop folder '{drop_date}' is not a date (YYYY-MM-DD)"
+        elif sha in loaded_by_path.get(relative, set()):
+            row["status"] = "restored"
+            row["duplicate_of"] = relative
+        elif sha in loaded_sha_path:
+            row["status"] = "repeat"
+            row["duplicate_of"] = loaded_sha_path[sha]
+        else:
+            try:
+                row["encoding"], row["n_data_records"] = _check_file(data, kind)
+                row["status"] = "loaded"
+                loaded_sha_path[sha] = relative
+                loaded_by_path.setdefault(relative, set()).add(sha)
+            except RejectedFile as err:
+                row["status"] = "rejected"
+                row["reject_reason"] = str(err)
+        seq += 1
+        row["observation_seq"] = seq
+        rows.append(row)
+    return rows
+
+
+def manifest_table(rows: list[dict[str, Any]]) -> pa.Table:
+    return pa.Table.from_pylist(rows, schema=MANIFEST_SCHEMA)
+
+
+# ---------------------------------------------------------------------------
+# Step 2: raw rows of one kind
+# ---------------------------------------------------------------------------
+
+LINEAGE_FIELDS = [
+    ("source_file", pa.string()),
+    ("sha256", pa.string()),
+    ("line_number", pa.int64()),
+    ("loaded_at", pa.timestamp("us")),
+    ("reject_reason", pa.string()),
+    ("raw_text", pa.string()),
+]
+
+
+def csv_rows_schema(kind: DropKind) -> pa.Schema:
+    return pa.schema(
+        LINEAGE_FIELDS
+        + [(name, pa.string()) for name in kind.required]
+        + [("extra_columns", pa.string())]
+    )
+
+
+def json_rows_schema() -> pa.Schema:
+    return pa.schema(LINEAGE_FIELDS + [("record_json", pa.string())])
+
+
+@dataclass(frozen=True)
+class PendingFile:
+    source_file: str
+    sha256: str
+    encoding: str
+    loaded_at: datetime
+
+
+def rows_table(kind_name: str, drops_dir: str | Path, pending: Iterable[PendingFile]) -> pa.Table:
+    """Every data record of the pending files as one Arrow table."""
+    kind = KINDS_BY_NAME[kind_name]
+    root = resolve_drops_dir(drops_dir)
+    schema = csv_rows_schema(kind) if kind.fmt == "csv" else json_rows_schema()
+    columns: dict[str, list[Any]] = {name: [] for name in schema.names}
+    for item in pending:
+        path = root / item.source_file
+        data = path.read_bytes()
+        if sha256_of(data) != item.sha256:
+            # The file changed between the manifest and this step; the next
+            # build observes the new bytes. Load nothing rather than a mix.
+            continue
+        text = decode(data, item.encoding)
+        for record in read_records(text, kind):
+            columns["source_file"].append(item.source_file)
+            columns["sha256"].append(item.sha256)
+            columns["line_number"].append(record.line_number)
+            columns["loaded_at"].append(item.loaded_at)
+            columns["reject_reason"].append(record.reject_reason)
+            columns["raw_text"].append(record.raw_text)
+            if kind.fmt == "csv":
+                values = record.values or {}
+                for name in kind.required:
+                    columns[name].append(values.get(name))
+                extra = {k: v for k, v in values.items() if k not in kind.required}
+                columns["extra_columns"].append(
+                    json.dumps(extra, ensure_ascii=False) if extra else None
+                )
+            else:
+                columns["record_json"].append(
+                    None
+                    if record.values is None
+                    else json.dumps(record.values, ensure_ascii=False)
+                )
+    return pa.table(columns, schema=schema)

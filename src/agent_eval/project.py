@@ -1,0 +1,82 @@
+"""Where things are: the dbt project, the warehouse file, the drops folder.
+
+Every path the CLI hands to dbt is absolute, so dbt (which runs with the
+project root as its working directory) and the user agree on what a relative
+path meant.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT_MARKER = "dbt_project.yml"
+DEFAULT_DB = Path("warehouse") / "agent_eval.duckdb"
+DEFAULT_DROPS = Path("data") / "drops"
+DEFAULT_REPORTS = Path("reports")
+
+
+def find_project_dir(start: Path | None = None) -> Path:
+    """The agent_eval dbt project: $AGENT_EVAL_PROJECT, an ancestor of the
+    working directory, or the checkout this package was installed from."""
+    env = os.environ.get("AGENT_EVAL_PROJECT")
+    if env:
+        return Path(env).resolve()
+    candidates = [start or Path.cwd()]
+    candidates += list(candidates[0].resolve().parents)
+    candidates.append(Path(__file__).resolve().parents[2])
+    for candidate in candidates:
+        marker = candidate / PROJECT_MARKER
+        if marker.is_file() and "name: agent_eval" in marker.read_text(encoding="utf-8"):
+            return candidate.resolve()
+    raise FileNotFoundError(
+        "cannot find the agent_eval dbt project (dbt_project.yml); run from the "
+        "repository or set AGENT_EVAL_PROJECT"
+    )
+
+
+@dataclass(frozen=True)
+class Paths:
+    project_dir: Path
+    db_path: Path
+    drops_dir: Path
+    reports_dir: Path
+
+    def dbt_env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env["AGENT_EVAL_DB"] = str(self.db_path)
+        env["AGENT_EVAL_DROPS"] = str(self.drops_dir)
+        env["DBT_PROFILES_DIR"] = str(self.project_dir)
+        env.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
+        return env
+
+
+def resolve_paths(
+    db: str | None = None,
+    drops: str | None = None,
+    reports: str | None = None,
+    project_dir: str | None = None,
+) -> Paths:
+    """Options win over environment variables, which win over defaults.
+
+    Relative options are relative to the working directory; relative
+    defaults are relative to the project root.
+    """
+    root = Path(project_dir).resolve() if project_dir else find_project_dir()
+
+    def pick(option: str | None, env_name: str, default: Path) -> Path:
+        if option:
+            return Path(option).expanduser().resolve()
+        value = os.environ.get(env_name)
+        if value:
+            path = Path(value).expanduser()
+            return path.resolve() if path.is_absolute() else (root / path).resolve()
+        return (root / default).resolve()
+
+    return Paths(
+        project_dir=root,
+        db_path=pick(db, "AGENT_EVAL_DB", DEFAULT_DB),
+        drops_dir=pick(drops, "AGENT_EVAL_DROPS", DEFAULT_DROPS),
+        reports_dir=pick(reports, "AGENT_EVAL_REPORTS", DEFAULT_REPORTS),
+    )

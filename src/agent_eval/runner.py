@@ -1,0 +1,127 @@
+"""Driving dbt, and reading back what the build did.
+
+dbt runs in a subprocess: its DuckDB connection (and file lock) ends with the
+process, so the report step can open the warehouse right after.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from agent_eval.project import Paths
+
+
+class DbtFailed(RuntimeError):
+    """dbt exited non-zero; the message names the command and exit code."""
+
+
+def run_dbt(paths: Paths, args: Sequence[str], quiet: bool = False) -> None:
+    paths.db_path.parent.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-c", "from dbt.cli.main import cli; cli()", *args]
+    completed = subprocess.run(
+        command,
+        cwd=paths.project_dir,
+        env=paths.dbt_env(),
+        stdout=subprocess.PIPE if quiet else None,
+        stderr=subprocess.STDOUT if quiet else None,
+        text=True,
+        check=False,
+    )
+    if completed.returncode != 0:
+        tail = ""
+        if quiet and completed.stdout:
+            tail = "\n" + "\n".join(completed.stdout.splitlines()[-40:])
+        raise DbtFailed(
+            f"dbt {' '.join(args)} failed with exit code {completed.returncode}{tail}"
+        )
+
+
+@dataclass
+class BuildSummary:
+    """What the warehouse holds after a build, for the operator."""
+
+    drops: list[str] = field(default_factory=list)
+    new_observations: dict[str, int] = field(default_factory=dict)
+    rejected_files: list[tuple[str, str]] = field(default_factory=list)
+    ignored_files: list[tuple[str, str]] = field(default_factory=list)
+    rejected_rows: list[tuple[str, int, str]] = field(default_factory=list)
+    n_rejected_rows: int = 0
+    n_rows_loaded: int = 0
+    sets: list[str] = field(default_factory=list)
+
+    @property
+    def has_rejections(self) -> bool:
+        return bool(self.rejected_files or self.n_rejected_rows)
+
+
+def read_summary(db_path: Path, load_id: str | None = None) -> BuildSummary:
+    """Read the ops tables (read-only). Rejections are those that still
+    stand: the latest observation of a path is rejected, or a current set
+    has rejected rows."""
+    summary = BuildSummary()
+    with duckdb.connect(str(db_path), read_only=True) as con:
+        summary.drops = [
+            r[0]
+            for r in con.sql(
+                "select distinct drop_date from ops.load_log order by 1"
+            ).fetchall()
+        ]
+        where = f"where load_id = '{load_id}'" if load_id else ""
+        summary.new_observations = dict(
+            con.sql(
+                f"select status, count(*) from ops.load_log {where} group by 1 order by 1"
+            ).fetchall()
+        )
+        summary.rejected_files = con.sql(
+            "select source_file, reject_reason from ops.rejected_files "
+            "where is_latest order by source_file"
+        ).fetchall()
+        summary.ignored_files = con.sql(
+            "select source_file, reject_reason from ops.load_log "
+            "where status = 'ignored' order by source_file"
+        ).fetchall()
+        summary.rejected_rows = con.sql(
+            "select source_file, line_number, reason_detail from ops.rejected_rows "
+            "where is_current order by source_file, line_number"
+        ).fetchall()
+        summary.n_rejected_rows = len(summary.rejected_rows)
+        summary.n_rows_loaded = con.execute(
+            "select coalesce(sum(n_valid_rows), 0) from ops.file_reconciliation "
+            "where is_current"
+        ).fetchall()[0][0]
+        summary.sets = [
+            r[0]
+            for r in con.sql(
+                "select set_id from intermediate.int_sets__current order by 1"
+            ).fetchall()
+        ]
+    return summary
+
+
+def format_summary(summary: BuildSummary, max_rows: int = 20) -> str:
+    lines = [
+        f"drops seen: {len(summary.drops)} ({', '.join(summary.drops) or 'none'})",
+        "files this run: "
+        + (
+            ", ".join(f"{k} {v}" for k, v in summary.new_observations.items())
+            or "no new or changed files"
+        ),
+        f"sets in the warehouse: {len(summary.sets)}; rows scored: {summary.n_rows_loaded}",
+    ]
+    for path, reason in summary.rejected_files:
+        lines.append(f"REJECTED FILE {path}: {reason}")
+    for path, reason in summary.ignored_files:
+        lines.append(f"ignored file {path}: {reason}")
+    if summary.n_rejected_rows:
+        lines.append(f"REJECTED ROWS: {summary.n_rejected_rows} (table ops.rejected_rows)")
+        for path, line, reason in summary.rejected_rows[:max_rows]:
+            lines.append(f"  {path}:{line}: {reason}")
+        if summary.n_rejected_rows > max_rows:
+            lines.append(f"  ... and {summary.n_rejected_rows - max_rows} more")
+    return "\n".join(lines)
