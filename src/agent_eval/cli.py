@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
 from agent_eval import report, runner, samples
@@ -73,6 +74,7 @@ def cmd_build(paths: Paths, full_refresh: bool = False, skip_unit_tests: bool = 
     if skip_unit_tests:
         dbt_args += ["--exclude-resource-type", "unit_test"]
     failure: str | None = None
+    started = datetime.now(timezone.utc).replace(tzinfo=None)
     try:
         runner.run_dbt(paths, dbt_args)
     except runner.DbtFailed as err:
@@ -81,7 +83,7 @@ def cmd_build(paths: Paths, full_refresh: bool = False, skip_unit_tests: bool = 
         print(f"agent-eval: {failure or 'no warehouse was written'}", file=sys.stderr)
         return EXIT_FAILED
     try:
-        summary = runner.read_summary(paths.db_path)
+        summary = runner.read_summary(paths.db_path, since=started)
     except Exception as err:  # the build failed before the ops tables existed
         print(f"agent-eval: {failure or err}", file=sys.stderr)
         return EXIT_FAILED

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import duckdb
@@ -60,7 +61,7 @@ class BuildSummary:
         return bool(self.rejected_files or self.n_rejected_rows)
 
 
-def read_summary(db_path: Path, load_id: str | None = None) -> BuildSummary:
+def read_summary(db_path: Path, since: datetime | None = None) -> BuildSummary:
     """Read the ops tables (read-only). Rejections are those that still
     stand: the latest observation of a path is rejected, or a current set
     has rejected rows."""
@@ -72,10 +73,11 @@ def read_summary(db_path: Path, load_id: str | None = None) -> BuildSummary:
                 "select distinct drop_date from ops.load_log order by 1"
             ).fetchall()
         ]
-        where = f"where load_id = '{load_id}'" if load_id else ""
         summary.new_observations = dict(
-            con.sql(
-                f"select status, count(*) from ops.load_log {where} group by 1 order by 1"
+            con.execute(
+                "select status, count(*) from ops.load_log where loaded_at >= ? "
+                "group by 1 order by 1",
+                [since or datetime.min],
             ).fetchall()
         )
         summary.rejected_files = con.sql(

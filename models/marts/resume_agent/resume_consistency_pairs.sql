@@ -1,8 +1,9 @@
 {{ config(
     materialized='incremental',
     incremental_strategy='append',
-    pre_hook=delete_replaced_sets(),
+    pre_hook="{{ delete_replaced_sets() }}",
 ) }}
+-- depends_on: {{ ref('int_sets__current') }}
 -- One row per (set, query, round pair a < b) where the query ran in both
 -- rounds. A duplicated (query, round) contributes its first line only.
 with

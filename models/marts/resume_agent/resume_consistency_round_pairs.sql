@@ -1,8 +1,9 @@
 {{ config(
     materialized='incremental',
     incremental_strategy='append',
-    pre_hook=delete_replaced_sets(),
+    pre_hook="{{ delete_replaced_sets() }}",
 ) }}
+-- depends_on: {{ ref('int_sets__current') }}
 -- One row per (set, round pair a < b): pair outcomes and the consistency
 -- score 5 x (both_pass + both_fail) / pairs (SPEC 3.4). Queries that ran in
 -- only one of the two rounds are counted as unpaired, not scored.

@@ -1,8 +1,9 @@
 {{ config(
     materialized='incremental',
     incremental_strategy='append',
-    pre_hook=delete_replaced_sets(),
+    pre_hook="{{ delete_replaced_sets() }}",
 ) }}
+-- depends_on: {{ ref('int_sets__current') }}
 -- One row per (set, scope, round, latency rubric, latency score 0-5): how many
 -- items got that latency score. scope 'round' counts one round; scope 'set'
 -- (round = 'all') counts the whole set. Scores with no items appear with 0.

@@ -1,8 +1,9 @@
 {{ config(
     materialized='incremental',
     incremental_strategy='append',
-    pre_hook=delete_replaced_sets(),
+    pre_hook="{{ delete_replaced_sets() }}",
 ) }}
+-- depends_on: {{ ref('int_sets__current') }}
 -- One row per (set, round, track): item means per track, with mean latency
 -- seconds (non-null only) and mean latency score (missing counts as 0).
 with

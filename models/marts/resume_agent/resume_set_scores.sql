@@ -1,8 +1,9 @@
 {{ config(
     materialized='incremental',
     incremental_strategy='append',
-    pre_hook=delete_replaced_sets(),
+    pre_hook="{{ delete_replaced_sets() }}",
 ) }}
+-- depends_on: {{ ref('int_sets__current') }}
 -- One row per resume set: the mean of its round results (not the pooled item
 -- mean, SPEC 3.5) and consistency as the mean over round pairs with pairs.
 with
