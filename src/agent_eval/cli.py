@@ -115,7 +115,10 @@ def cmd_report(paths: Paths, sets: list[str] | None) -> int:
     if not paths.db_path.exists():
         print(f"agent-eval: no warehouse at {paths.db_path}; run `agent-eval build` first", file=sys.stderr)
         return EXIT_USAGE
-    written = report.render_resume_reports(paths.db_path, paths.reports_dir, sets)
+    if sets:
+        written = report.render_resume_reports(paths.db_path, paths.reports_dir, sets)
+    else:
+        written = report.render_all(paths.db_path, paths.reports_dir)
     for path in written:
         print(path)
     print(f"{len(written)} report(s) under {paths.reports_dir}")

@@ -187,5 +187,13 @@ def render_resume_reports(db_path: Path, reports_dir: Path, set_ids: list[str] |
     return written
 
 
+# One renderer per agent: (db_path, reports_dir) -> paths written. Each new
+# agent appends its renderer here; `agent-eval build` and `report` call them all.
+RENDERERS = [render_resume_reports]
+
+
 def render_all(db_path: Path, reports_dir: Path) -> list[Path]:
-    return render_resume_reports(db_path, reports_dir)
+    written: list[Path] = []
+    for renderer in RENDERERS:
+        written += renderer(db_path, reports_dir)
+    return written

@@ -2,6 +2,7 @@
 -- loader's manifest step, against rows in raw history, rows scored and rows
 -- rejected. Data tests assert records = raw rows = valid + rejected, and, for
 -- current versions, valid = scored rows in the public item mart.
+-- Each input kind adds one branch to row_counts and one to scored_counts.
 with
 
 file_versions as (
@@ -28,9 +29,10 @@ resume_scored as (
 
 ),
 
-raw_counts as (
+row_counts as (
 
     select
+        'resume_agent' as kind,
         source_file,
         file_sha256 as sha256,
         count(*) as n_raw_rows,
@@ -44,6 +46,7 @@ raw_counts as (
 scored_counts as (
 
     select
+        'resume_agent' as kind,
         set_id as source_file,
         file_sha256 as sha256,
         count(*) as n_scored_rows
@@ -59,19 +62,19 @@ final as (
         file_versions.sha256,
         file_versions.kind,
         file_versions.n_data_records,
-        coalesce(raw_counts.n_raw_rows, 0) as n_raw_rows,
-        coalesce(raw_counts.n_valid_rows, 0) as n_valid_rows,
-        coalesce(raw_counts.n_rejected_rows, 0) as n_rejected_rows,
+        coalesce(row_counts.n_raw_rows, 0) as n_raw_rows,
+        coalesce(row_counts.n_valid_rows, 0) as n_valid_rows,
+        coalesce(row_counts.n_rejected_rows, 0) as n_rejected_rows,
         current_sets.set_id is not null as is_current,
         case
             when current_sets.set_id is not null
                 then coalesce(scored_counts.n_scored_rows, 0)
         end as n_scored_rows
     from file_versions
-    left join raw_counts
+    left join row_counts
         on
-            file_versions.source_file = raw_counts.source_file
-            and file_versions.sha256 = raw_counts.sha256
+            file_versions.source_file = row_counts.source_file
+            and file_versions.sha256 = row_counts.sha256
     left join current_sets
         on
             file_versions.source_file = current_sets.set_id
@@ -80,9 +83,9 @@ final as (
         on
             file_versions.source_file = scored_counts.source_file
             and file_versions.sha256 = scored_counts.sha256
-    where
-        file_versions.status = 'loaded'
-        and file_versions.kind = 'resume_agent'
+    -- every loaded file of every kind must reconcile: a kind without a
+    -- branch above shows 0 raw rows and fails the data tests.
+    where file_versions.status = 'loaded'
 
 )
 
