@@ -27,6 +27,7 @@ class Warehouse:
             db_path=root / "warehouse.duckdb",
             drops_dir=root / "drops",
             reports_dir=root / "reports",
+            dbt_work_dir=root / "dbt",
         )
         self.paths.drops_dir.mkdir(parents=True, exist_ok=True)
 

@@ -42,9 +42,15 @@ class Paths:
     db_path: Path
     drops_dir: Path
     reports_dir: Path
+    # dbt's target/ and logs/ (default: under the project). Tests give each
+    # warehouse its own, so dbt runs never share partial-parse state.
+    dbt_work_dir: Path | None = None
 
     def dbt_env(self) -> dict[str, str]:
         env = dict(os.environ)
+        if self.dbt_work_dir is not None:
+            env["DBT_TARGET_PATH"] = str(self.dbt_work_dir / "target")
+            env["DBT_LOG_PATH"] = str(self.dbt_work_dir / "logs")
         env["AGENT_EVAL_DB"] = str(self.db_path)
         env["AGENT_EVAL_DROPS"] = str(self.drops_dir)
         env["DBT_PROFILES_DIR"] = str(self.project_dir)
