@@ -20,13 +20,18 @@ demo: setup
 
 test: setup
 	$(BIN)/sqlfluff lint models macros
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 build: setup
 	$(BIN)/agent-eval build
+
+# The performance yardstick (README, "Benchmark"): about 1,000,000 rows,
+# several minutes; writes BENCHMARKS.md and BENCHMARKS.json.
+bench: setup
+	$(BIN)/python scripts/bench.py --out BENCHMARKS.md
 
 docs: setup
 	$(DBT) docs generate --project-dir .
 
 clean:
-	rm -rf target logs warehouse/*.duckdb reports
+	rm -rf target logs warehouse/*.duckdb warehouse/published reports .bench

@@ -27,3 +27,28 @@
         {{ column_name }} is not null
         and not ({{ column_name }} between {{ min_value }} and {{ max_value }})
 {% endtest %}
+
+
+{% test not_null_columns(model, columns) %}
+    {#- Fails for every row where any of `columns` is null (one query for
+        several columns: cheaper than one not_null test per column). -#}
+    select *
+    from {{ model }}
+    where
+        {% for column in columns -%}
+        {{ column }} is null{% if not loop.last %} or {% endif %}
+        {% endfor %}
+{% endtest %}
+
+
+{% test columns_within_range(model, columns, min_value, max_value) %}
+    {#- Fails for every row where a non-null value of one of `columns` is
+        outside [min_value, max_value]. -#}
+    select *
+    from {{ model }}
+    where
+        {% for column in columns -%}
+        not coalesce({{ column }} between {{ min_value }} and {{ max_value }}, true)
+        {%- if not loop.last %} or {% endif %}
+        {% endfor %}
+{% endtest %}

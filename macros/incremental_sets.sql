@@ -1,18 +1,27 @@
 {#-
-  Set-grained incremental models: a set is rebuilt only when its current
-  file version is not yet in the model. Rows of versions that are no longer
+  Set-grained incremental models: a set is built only when its current
+  version is not yet in the model. Rows of versions that are no longer
   current are deleted first (pre-hook), so a replaced file replaces its set.
+  By default a set is one file (int_sets__current, version file_sha256);
+  a model whose set spans several files passes its own current-sets model
+  and version column (e.g. engagement runs: int_engagement__runs_current,
+  run_sha256). The model must name that model in a `-- depends_on:` comment.
+
+  The sets to build are computed when the model runs (run_query) and put in
+  the SQL as literals: a literal filter is pushed down to the table scans
+  (row groups of other sets are skipped by their statistics), a subquery is
+  not. So a nightly build reads the new sets only, whatever the history.
 -#}
 
-{% macro delete_replaced_sets() -%}
+{% macro delete_replaced_sets(sets_model='int_sets__current', version_column='file_sha256') -%}
     {%- if is_incremental() -%}
         delete from {{ this }} as built
         where not exists (
             select 1
-            from {{ ref('int_sets__current') }} as cur
+            from {{ ref(sets_model) }} as cur
             where
                 cur.set_id = built.set_id
-                and cur.file_sha256 = built.file_sha256
+                and cur.{{ version_column }} = built.{{ version_column }}
         )
     {%- else -%}
         select 1
@@ -20,16 +29,111 @@
 {%- endmacro %}
 
 
-{% macro is_unbuilt_set(set_column, sha_column) -%}
-    {#- Pass qualified column names: inside the subquery a bare set_id is the built row's. -#}
+{% macro unbuilt_sets(
+    kind=none,
+    sets_model='int_sets__current',
+    version_column='file_sha256',
+    built_where=none
+) -%}
+    {#- The current (set_id, version) of `kind` (in `sets_model`) not yet in
+        this model, as a list; none on a first build or --full-refresh (every
+        set). `built_where` limits which built rows count as built (e.g. rows
+        scored with the rules in force). It is computed when the model is
+        compiled, i.e. before its pre-hooks run: a pre-hook that deletes rows
+        must be matched by `built_where`. -#}
+    {%- if not is_incremental() -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- if not execute -%}
+        {{ return([]) }}
+    {%- endif -%}
+    {%- set query -%}
+        select set_id, {{ version_column }}
+        from {{ ref(sets_model) }}
+        {%- if kind %}
+        where kind = '{{ kind }}'
+        {%- endif %}
+        except
+        select set_id, {{ version_column }}
+        from {{ this }}
+        {%- if built_where %}
+        where {{ built_where }}
+        {%- endif %}
+    {%- endset -%}
+    {{ return(run_query(query).rows | list) }}
+{%- endmacro %}
+
+
+{% macro in_sets(sets, set_column='set_id', sha_column='file_sha256') -%}
+    {#- A literal filter on the (set_id, file_sha256) pairs of `sets` (from
+        unbuilt_sets): true when sets is none, false when it is empty. -#}
+    {%- if sets is none -%}
+        true
+    {%- elif sets | length == 0 -%}
+        false
+    {%- else -%}
+        ({{ sha_column }} in (
+        {%- for version in sets -%}
+            '{{ version[1] }}'{{ ', ' if not loop.last }}
+        {%- endfor -%}
+        ) and {{ set_column }} in (
+        {%- for version in sets -%}
+            '{{ version[0] | replace("'", "''") }}'{{ ', ' if not loop.last }}
+        {%- endfor -%}
+        ))
+    {%- endif -%}
+{%- endmacro %}
+
+
+{% macro is_unbuilt_set(
+    set_column='set_id',
+    sha_column='file_sha256',
+    version_column='file_sha256',
+    kind=none,
+    sets_model='int_sets__current',
+    built_where=none
+) -%}
+    {#- Literal filter on the sets this model has not built yet (one query).
+        `sha_column` is the reading model's version column (qualified when
+        needed), `version_column` its name in `sets_model` and this model. -#}
+    {{ in_sets(
+        unbuilt_sets(kind, sets_model, version_column, built_where),
+        set_column,
+        sha_column
+    ) }}
+{%- endmacro %}
+
+
+{% macro is_unprocessed_version(candidates, source_column='source_file', sha_column='sha256') -%}
+    {#- Version-grained incremental models (one file version at a time): a
+        literal filter on the versions of `candidates` (a query returning
+        source_file, sha256) that this model does not hold yet. true on a
+        first build or --full-refresh, false when nothing is new. The model
+        must name its version columns source_file and sha256. -#}
     {%- if is_incremental() -%}
-        not exists (
-            select 1
-            from {{ this }} as built
-            where
-                built.set_id = {{ set_column }}
-                and built.file_sha256 = {{ sha_column }}
-        )
+        {%- set versions = [] -%}
+        {%- if execute -%}
+            {%- set query -%}
+                {{ candidates }}
+                except
+                select source_file, sha256
+                from {{ this }}
+            {%- endset -%}
+            {%- set versions = run_query(query).rows | list -%}
+        {%- endif -%}
+        {%- if versions | length == 0 -%}
+            false
+        {%- else -%}
+            ({{ sha_column }} in (
+            {%- for version in versions -%}
+                '{{ version[1] }}'{{ ', ' if not loop.last }}
+            {%- endfor -%}
+            ) and {{ source_column }} in (
+            {%- for version in versions -%}
+                '{{ version[0] | replace("'", "''") }}'{{ ', ' if not loop.last }}
+            {%- endfor -%}
+            ))
+        {%- endif -%}
     {%- else -%}
         true
     {%- endif -%}

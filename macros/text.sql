@@ -4,9 +4,12 @@
 
 
 {% macro contains_any_keyword(text_expr, keyword_relation, keyword_column='keyword') -%}
-    coalesce(exists (
-        select 1
-        from {{ keyword_relation }} as kw
-        where contains({{ text_expr }}, kw.{{ keyword_column }})
-    ), false)
+    {#- The keyword list is an uncorrelated scalar subquery (computed once),
+        not a correlated EXISTS: DuckDB plans that as a join over a
+        materialized copy of every row, which also stops filters (the sets
+        to build) from reaching the table scan. -#}
+    coalesce(list_bool_or(list_transform(
+        (select list(kw.{{ keyword_column }}) from {{ keyword_relation }} as kw),
+        lambda keyword: contains({{ text_expr }}, keyword)
+    )), false)
 {%- endmacro %}

@@ -17,6 +17,9 @@ L9  Q8 t1 partial  15s single->2            L16 Q7 t3 ok (error '  ')  60s multi
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from agent_eval.cli import EXIT_REJECTED
@@ -188,8 +191,15 @@ def test_rejected_rows_and_reconciliation(built):
     assert rec == (16, 16, 14, 2, 14)
 
 
-def test_report_written(built):
+GOLDEN = Path(__file__).parent / "golden" / "resume_agent_basic.md"
+
+
+def test_report_matches_golden_file(built):
+    """The golden file was reviewed line by line against the numbers above.
+    Regenerate with UPDATE_GOLDEN=1 after a deliberate template change."""
     report = built.paths.reports_dir / "resume_agent" / "2026-11-01" / "resume_agent_basic.md"
     text = report.read_text(encoding="utf-8")
-    assert text.startswith("# 지원자 관리 에이전트 스코어링 요약")
+    if os.environ.get("UPDATE_GOLDEN"):
+        GOLDEN.write_text(text, encoding="utf-8")
+    assert text == GOLDEN.read_text(encoding="utf-8")
     assert "| 1/1 ↔ 2/1 | 6 | 2 | 1 | 3 | 1 | 2.50 |" in text

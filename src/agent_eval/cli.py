@@ -1,21 +1,27 @@
-"""`agent-eval`: build the warehouse, render reports, make sample drops.
+"""`agent-eval`: build the warehouse, render reports, make sample drops,
+evaluate one engagement run (`evaluate`, SPEC §5).
 
 Exit codes (also in the README):
-  0  built; no input rejected
-  1  dbt failed (a model error or a failing data test) or a report failed
+  0  built and published; no input rejected
+  1  failed: dbt (a model error or a failing data test), publishing or a
+     report; when dbt failed nothing is published
   2  usage error (bad option, missing folder)
-  3  built, but input was rejected: a file whose latest version is rejected,
+  3  built and published, but input was rejected: a file whose latest version is rejected,
      or rejected rows in a current set; the message names file, line, reason
+`evaluate` uses the same codes: 2 for a missing file / folder, 3 for input
+that is invalid (expected file against expected-schema.json, simulation file
+without runId, empty run) or has rejected lines (the result is still written).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from agent_eval import report, runner, samples
+from agent_eval import evaluate, publish, report, runner, samples
 from agent_eval.project import Paths, resolve_paths
 
 EXIT_OK = 0
@@ -29,6 +35,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--drops", help="drops folder (default $AGENT_EVAL_DROPS or data/drops)")
     parser.add_argument("--reports", help="reports folder (default $AGENT_EVAL_REPORTS or reports/)")
     parser.add_argument("--project-dir", help="the dbt project (default: found from here)")
+    parser.add_argument("--published", help="folder of the published (served) copy (default $AGENT_EVAL_PUBLISHED "
+                        "or published/ beside the warehouse file)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,19 +63,58 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--out", required=True, help="drops folder to write into")
     gen.add_argument("--rows", type=int, help="instead of the bundled sample: one resume CSV of about this many rows")
     gen.add_argument("--seed", type=int, default=7)
+
+    jud = sub.add_parser(
+        "judge",
+        help="LLM correction of the summary review queue (off unless AGENT_EVAL_JUDGE_BASE_URL is set)",
+    )
+    _common(jud)
+    jud.add_argument("--limit", type=int, help="send at most this many review items")
+    jud.add_argument("--no-build", action="store_true", help="do not rebuild the summary marts afterwards")
+
+    exp = sub.add_parser("export", help="write the summary marts to an Excel workbook")
+    _common(exp)
+    exp.add_argument("--out", help="the .xlsx to write (default <reports>/summary/summary_scores.xlsx)")
+    exp.add_argument("--set", dest="sets", action="append", help="only this set id (repeatable)")
+    _evaluate_parser(sub)
     return parser
 
 
+def _evaluate_parser(sub: argparse._SubParsersAction) -> None:
+    ev = sub.add_parser(
+        "evaluate",
+        help="compare one agent run's like/comment actions with expected data (SPEC 5)",
+        description="Evaluate one run folder (<agentId>/actions.jsonl files) against an "
+        "expected.json, with the warehouse's dbt models; write the result JSON.",
+    )
+    ev.add_argument("--expected", required=True, help="expected data JSON (expected-schema.json)")
+    which = ev.add_mutually_exclusive_group()
+    which.add_argument("--run-id", help="evaluate <outputs dir>/<run id>")
+    which.add_argument("--run-dir", help="evaluate this run folder")
+    which.add_argument("--simulation-file", help="JSON file whose runId names the run under the outputs dir")
+    ev.add_argument("--output", help="result JSON path (default <results dir>/<evaluationId>.json)")
+    ev.add_argument("--print-json", action="store_true", help="print the whole result JSON on stdout")
+    ev.add_argument("--outputs-dir", help="folder of run folders (default $AGENT_EVAL_OUTPUTS, else "
+                    "agent/outputs under the nearest folder upwards that has one)")
+    ev.add_argument("--results-dir", help="folder for result files (default $AGENT_EVAL_RESULTS, else "
+                    "shared/evaluation/results beside that agent/ folder)")
+    ev.add_argument("--evaluation-id", help="evaluationId (default <runId>-<UTC time>)")
+    ev.add_argument("--project-dir", help="the dbt project (default: found from here)")
+
+
 def _paths(args: argparse.Namespace) -> Paths:
-    return resolve_paths(db=args.db, drops=args.drops, reports=args.reports, project_dir=args.project_dir)
+    return resolve_paths(db=args.db, drops=args.drops, reports=args.reports, project_dir=args.project_dir,
+                         published=args.published)
 
 
 def cmd_build(paths: Paths, full_refresh: bool = False, skip_unit_tests: bool = False,
               reports: bool = True) -> int:
+    """dbt build into the working database, publish the served copy, render
+    reports, print the summary. Nothing is published when dbt fails."""
     if not paths.drops_dir.is_dir():
         print(f"agent-eval: drops folder {paths.drops_dir} does not exist", file=sys.stderr)
         return EXIT_USAGE
-    print(f"agent-eval: building {paths.db_path} from {paths.drops_dir}", flush=True)
+    print(f"agent-eval [1/3] dbt build: {paths.drops_dir} -> {paths.db_path}", flush=True)
     dbt_args = ["build", "--project-dir", str(paths.project_dir)]
     if full_refresh:
         dbt_args.append("--full-refresh")
@@ -76,28 +123,48 @@ def cmd_build(paths: Paths, full_refresh: bool = False, skip_unit_tests: bool = 
     failure: str | None = None
     started = datetime.now(timezone.utc).replace(tzinfo=None)
     try:
+        # a subprocess: when it returns, dbt's connections and file lock are gone
         runner.run_dbt(paths, dbt_args)
     except runner.DbtFailed as err:
         failure = str(err)
     if not paths.db_path.exists():
-        print(f"agent-eval: {failure or 'no warehouse was written'}", file=sys.stderr)
+        print(f"agent-eval: FAILED: {failure or 'no warehouse was written'}", file=sys.stderr)
         return EXIT_FAILED
     try:
         summary = runner.read_summary(paths.db_path, since=started)
     except Exception as err:  # the build failed before the ops tables existed
-        print(f"agent-eval: {failure or err}", file=sys.stderr)
+        print(f"agent-eval: FAILED: {failure or err}", file=sys.stderr)
         return EXIT_FAILED
-    print("\n== summary ==")
-    print(runner.format_summary(summary))
+    published: publish.Published | None = None
+    if failure is None:
+        print(f"agent-eval [2/3] publishing to {paths.publish_dir}", flush=True)
+        try:
+            published = publish.publish(paths)
+        except publish.PublishError as err:
+            failure = f"publish failed (the previous published files are unchanged): {err}"
     written: list[Path] = []
     if reports and failure is None:
-        written = report.render_all(paths.db_path, paths.reports_dir)
+        print(f"agent-eval [3/3] rendering reports into {paths.reports_dir}", flush=True)
+        try:
+            written = report.render_all(paths.db_path, paths.reports_dir)
+        except Exception as err:
+            failure = f"report rendering failed: {type(err).__name__}: {err}"
+
+    print("\n== summary ==")
+    print(runner.format_summary(summary))
+    if reports and failure is None:
         print(f"reports written: {len(written)} under {paths.reports_dir}")
         for path in written:
             print(f"  {path}")
-    print(f"warehouse: {paths.db_path}")
+    if published is not None:
+        print(f"published: {published.db_path} ({len(published.tables)} tables, DuckDB 1.4 format)")
+        print(f"parquet:   {published.parquet_dir}/<table>/{publish.PARQUET_FILE}")
+    else:
+        print(f"published: nothing; {paths.published_db} is unchanged")
+    print(f"working database (dbt only, do not open it from BI tools): {paths.db_path}")
+
     if failure:
-        print(f"agent-eval: FAILED: {failure}", file=sys.stderr)
+        print(f"agent-eval: FAILED (exit {EXIT_FAILED}): {failure}", file=sys.stderr)
         return EXIT_FAILED
     if summary.has_rejections:
         for path, reason in summary.rejected_files:
@@ -107,7 +174,12 @@ def cmd_build(paths: Paths, full_refresh: bool = False, skip_unit_tests: bool = 
                 f"agent-eval: {summary.n_rejected_rows} rejected row(s); see ops.rejected_rows",
                 file=sys.stderr,
             )
+        print(
+            f"agent-eval: exit {EXIT_REJECTED}: built and published, but input was rejected (above)",
+            file=sys.stderr,
+        )
         return EXIT_REJECTED
+    print(f"agent-eval: exit {EXIT_OK}: built and published, no input rejected")
     return EXIT_OK
 
 
@@ -115,10 +187,11 @@ def cmd_report(paths: Paths, sets: list[str] | None) -> int:
     if not paths.db_path.exists():
         print(f"agent-eval: no warehouse at {paths.db_path}; run `agent-eval build` first", file=sys.stderr)
         return EXIT_USAGE
-    if sets:
-        written = report.render_resume_reports(paths.db_path, paths.reports_dir, sets)
-    else:
-        written = report.render_all(paths.db_path, paths.reports_dir)
+    try:
+        written = report.render_all(paths.db_path, paths.reports_dir, sets)
+    except KeyError as err:
+        print(f"agent-eval: {err.args[0]}", file=sys.stderr)
+        return EXIT_USAGE
     for path in written:
         print(path)
     print(f"{len(written)} report(s) under {paths.reports_dir}")
@@ -137,6 +210,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         db_path=Path(args.db).resolve() if args.db else base.project_dir / "warehouse" / "demo.duckdb",
         drops_dir=Path(args.drops).resolve() if args.drops else base.project_dir / "data" / "drops",
         reports_dir=Path(args.reports).resolve() if args.reports else base.project_dir / "reports" / "demo",
+        published_dir=Path(args.published).resolve() if args.published else None,
     )
     for stale in (paths.db_path, paths.db_path.with_name(paths.db_path.name + ".wal")):
         stale.unlink(missing_ok=True)
@@ -165,6 +239,87 @@ def cmd_samples(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_judge(paths: Paths, limit: int | None = None, build: bool = True) -> int:
+    """Send the summary review queue to the configured LLM endpoint, then
+    rebuild the models that read the judgments (final scores, marts)."""
+    from agent_eval import judge
+
+    try:
+        config = judge.JudgeConfig.from_env()
+    except ValueError as err:
+        print(f"agent-eval judge: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    if config is None:
+        print(
+            f"agent-eval judge: not configured ({judge.ENV_BASE_URL}, {judge.ENV_MODEL} unset): "
+            "nothing sent; final summary scores are the rule scores."
+        )
+        return EXIT_OK
+    if not paths.db_path.exists():
+        print(f"agent-eval: no warehouse at {paths.db_path}; run `agent-eval build` first", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"agent-eval judge: {config.endpoint} model {config.model} prompt {judge.PROMPT_VERSION}", flush=True)
+    run = judge.run_judge(paths.db_path, config, limit=limit)
+    statuses = ", ".join(f"{k} {v}" for k, v in sorted(run.by_status.items())) or "nothing to judge"
+    print(f"judged {run.sent} review item(s): {statuses}")
+    failed = run.sent - run.by_status.get("ok", 0)
+    if failed:
+        print(f"agent-eval judge: {failed} attempt(s) failed; their rule scores stay (see judge.summary_judgments)")
+    if build and run.sent:
+        try:
+            runner.run_dbt(paths, ["build", "--project-dir", str(paths.project_dir),
+                                   "--select", "stg_summary__judgments+",
+                                   "--exclude-resource-type", "unit_test"])
+        except runner.DbtFailed as err:
+            print(f"agent-eval: FAILED: {err}", file=sys.stderr)
+            return EXIT_FAILED
+    return EXIT_OK
+
+
+def cmd_export(paths: Paths, out: str | None, sets: list[str] | None) -> int:
+    from agent_eval import export
+
+    if not paths.db_path.exists():
+        print(f"agent-eval: no warehouse at {paths.db_path}; run `agent-eval build` first", file=sys.stderr)
+        return EXIT_USAGE
+    target = Path(out).resolve() if out else paths.reports_dir / "summary" / report.SUMMARY_WORKBOOK
+    print(export.export_summary_xlsx(paths.db_path, target, sets))
+    return EXIT_OK
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    """Exit 0 when evaluated cleanly, 3 with the result written when lines
+    were rejected, else the EvaluateError's code (no result written)."""
+    log = sys.stderr if args.print_json else sys.stdout
+    outputs_dir = (Path(args.outputs_dir).expanduser().resolve() if args.outputs_dir
+                   else evaluate.default_dir("AGENT_EVAL_OUTPUTS", evaluate.DEFAULT_OUTPUTS))
+    results_dir = (Path(args.results_dir).expanduser().resolve() if args.results_dir
+                   else evaluate.default_dir("AGENT_EVAL_RESULTS", evaluate.DEFAULT_RESULTS))
+    try:
+        project_dir = resolve_paths(project_dir=args.project_dir).project_dir
+        run_dir = evaluate.resolve_run_dir(outputs_dir, args.run_id, args.run_dir, args.simulation_file)
+        expected = Path(args.expected).expanduser().resolve()
+        print(f"agent-eval evaluate: run {run_dir.name} ({run_dir}) against {expected}", file=log, flush=True)
+        done = evaluate.evaluate(project_dir, expected, run_dir, evaluation_id=args.evaluation_id)
+    except evaluate.EvaluateError as err:
+        print(f"agent-eval evaluate: {err}", file=sys.stderr)
+        return err.exit_code
+    result = done.result
+    output = (Path(args.output).expanduser().resolve() if args.output
+              else results_dir / f"{result['evaluationId']}.json")
+    evaluate.write_result(result, output)
+    if args.print_json:
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+    else:
+        print("\n".join(evaluate.summary_lines(result)))
+    print(f"result: {output}", file=log)
+    if done.warnings:
+        for warning in done.warnings:
+            print(f"agent-eval evaluate: rejected {warning}", file=sys.stderr)
+        return EXIT_REJECTED
+    return EXIT_OK
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -176,6 +331,12 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_demo(args)
         if args.command == "samples":
             return cmd_samples(args)
+        if args.command == "judge":
+            return cmd_judge(_paths(args), args.limit, not args.no_build)
+        if args.command == "export":
+            return cmd_export(_paths(args), args.out, args.sets)
+        if args.command == "evaluate":
+            return cmd_evaluate(args)
     except FileNotFoundError as err:
         print(f"agent-eval: {err}", file=sys.stderr)
         return EXIT_USAGE

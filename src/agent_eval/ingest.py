@@ -22,18 +22,23 @@ required fields) and a thin ``raw_<kind>_rows.py`` model.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import hashlib
 import io
 import json
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pyarrow as pa
+
+from agent_eval import csv_load
+from agent_eval.schemas import expected_problem
 
 # ---------------------------------------------------------------------------
 # Input kinds
@@ -63,6 +68,12 @@ class DropKind:
 
     ``fmt`` is ``csv`` (header + records), ``jsonl`` (one JSON object per
     line) or ``json`` (one JSON document whose records are ``records_key``).
+    ``validate_document`` (json kinds) returns why a whole document cannot
+    be used, or None: the file is rejected with that reason.
+    ``dedupe_by_content``: identical bytes already loaded from another path
+    are a ``repeat`` (counted once). False for files whose meaning depends on
+    their folder (an engagement run's expected.json is often the same bytes
+    for every run, yet each run needs its own).
     """
 
     name: str
@@ -71,9 +82,31 @@ class DropKind:
     required: tuple[str, ...] = ()
     records_key: str | None = None
     set_grain: bool = True
+    validate_document: Callable[[Any], str | None] | None = None
+    dedupe_by_content: bool = True
 
 
 DATE_DIR = r"(?P<drop_date>[^/]+)"
+
+
+def validate_evalvault_dataset(document: Any) -> str | None:
+    """Dataset-level checks of an EvalVault JSON dataset (as EvalVault's own
+    loader does): optional ``thresholds`` is an object of numbers in [0, 1].
+    Returns why the dataset cannot be used, or None."""
+    if not isinstance(document, dict):
+        return None  # the records_key check names the problem
+    thresholds = document.get("thresholds")
+    if thresholds is None:
+        return None
+    if not isinstance(thresholds, dict):
+        return "not a valid dataset: 'thresholds' is not an object"
+    for metric, value in thresholds.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return f"not a valid dataset: threshold '{metric}' is not a number"
+        if not 0.0 <= float(value) <= 1.0:
+            return f"not a valid dataset: threshold '{metric}' = {value} is not in [0, 1]"
+    return None
+
 
 KINDS: tuple[DropKind, ...] = (
     DropKind(
@@ -92,11 +125,14 @@ KINDS: tuple[DropKind, ...] = (
         name="engagement_actions",
         pattern=re.compile(DATE_DIR + r"/engagement/[^/]+/[^/]+/actions\.jsonl"),
         fmt="jsonl",
+        dedupe_by_content=False,
     ),
     DropKind(
         name="engagement_expected",
         pattern=re.compile(DATE_DIR + r"/engagement/[^/]+/expected\.json"),
         fmt="json",
+        validate_document=expected_problem,
+        dedupe_by_content=False,
     ),
     DropKind(
         name="summary",
@@ -104,6 +140,7 @@ KINDS: tuple[DropKind, ...] = (
         fmt="json",
         required=("id", "answer", "contexts"),
         records_key="test_cases",
+        validate_document=validate_evalvault_dataset,
     ),
 )
 
@@ -173,15 +210,13 @@ class Record:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def _csv_records(text: str, required: Sequence[str]) -> tuple[list[str], Iterator[Record]]:
-    """Split CSV text into header and records, with physical line numbers.
+def _csv_reader(lines: Iterable[str]) -> Any:
+    """The pinned dialect: comma, double quote (doubled to escape), strict."""
+    return csv.reader(iter(lines), delimiter=",", quotechar='"', strict=True)
 
-    The dialect is pinned (comma, double quote, no sniffing). Quoted cells may
-    span lines; ``line_number`` is the line a record starts on (the header
-    is line 1). Blank lines between records are not data records.
-    """
-    lines = list(io.StringIO(text, newline=""))
-    reader = csv.reader(iter(lines), delimiter=",", quotechar='"', strict=True)
+
+def _read_header(reader: Any, required: Sequence[str]) -> list[str]:
+    """The header record, checked (raises RejectedFile for a bad header)."""
     try:
         header_row = next(reader)
     except StopIteration:
@@ -203,6 +238,40 @@ def _csv_records(text: str, required: Sequence[str]) -> tuple[list[str], Iterato
             + ", ".join(header[:20])
             + ")"
         )
+    return header
+
+
+def read_csv_header(
+    head: bytes, encoding: str, required: Sequence[str], whole_file: bool
+) -> csv_load.Header | None:
+    """The checked header record from a file's first bytes.
+
+    None when the record may continue past ``head`` (then the exact parser
+    reads the whole file). Raises RejectedFile like the exact parser.
+    """
+    decoder = codecs.getincrementaldecoder(encoding)()
+    try:
+        text = decoder.decode(head, final=whole_file)
+    except UnicodeDecodeError as err:
+        raise RejectedFile(f"undecodable as {encoding} at offset {err.start}") from None
+    lines = list(io.StringIO(text, newline=""))
+    reader = _csv_reader(lines)
+    names = _read_header(reader, required)
+    if not whole_file and reader.line_num >= len(lines):
+        return None
+    return csv_load.Header(names, reader.line_num, "".join(lines[: reader.line_num]))
+
+
+def _csv_records(text: str, required: Sequence[str]) -> tuple[list[str], Iterator[Record]]:
+    """Split CSV text into header and records, with physical line numbers.
+
+    The dialect is pinned (comma, double quote, no sniffing). Quoted cells may
+    span lines; ``line_number`` is the line a record starts on (the header
+    is line 1). Blank lines between records are not data records.
+    """
+    lines = list(io.StringIO(text, newline=""))
+    reader = _csv_reader(lines)
+    header = _read_header(reader, required)
 
     def records() -> Iterator[Record]:
         previous_end = reader.line_num
@@ -275,6 +344,10 @@ def _json_document(text: str) -> Any:
 
 def _json_records(text: str, kind: DropKind) -> Iterator[Record]:
     document = _json_document(text)
+    if kind.validate_document is not None:
+        problem = kind.validate_document(document)
+        if problem:
+            raise RejectedFile(problem)
     if kind.records_key is None:
         if not isinstance(document, dict):
             raise RejectedFile("not a JSON object at the top level")
@@ -331,6 +404,9 @@ MANIFEST_SCHEMA = pa.schema(
         ("reject_reason", pa.string()),
         ("duplicate_of", pa.string()),
         ("n_data_records", pa.int64()),
+        ("n_lines", pa.int64()),
+        ("loader", pa.string()),
+        ("loader_note", pa.string()),
         ("observation_seq", pa.int64()),
         ("loaded_at", pa.timestamp("us")),
         ("load_id", pa.string()),
@@ -346,6 +422,8 @@ class Observation:
     sha256: str
     status: str
     observation_seq: int
+    size_bytes: int | None = None
+    modified_at: datetime | None = None
 
 
 def match_kind(relative: str) -> DropKind | None:
@@ -364,6 +442,113 @@ def list_drop_files(drops_dir: Path) -> list[tuple[str, Path]]:
         if path.is_file() and not path.name.startswith("."):
             found.append((path.relative_to(drops_dir).as_posix(), path))
     return sorted(found)
+
+
+def _modified_at(path: Path) -> datetime:
+    return datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).replace(tzinfo=None)
+
+
+def _csv_encoding(path: Path, scan: csv_load.FileScan) -> str:
+    """detect_encoding() for a file scanned in chunks (same order, same messages)."""
+    head = scan.head
+    if head.startswith(b"\xef\xbb\xbf"):
+        if scan.utf8_error_offset is not None:
+            raise RejectedFile(
+                "undecodable: UTF-8 BOM but not UTF-8 "
+                f"(first bad byte at offset {scan.utf8_error_offset})"
+            )
+        return "utf-8-sig"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    if scan.utf8_error_offset is None:
+        return "utf-8"
+    decoder = codecs.getincrementaldecoder("cp949")()
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(csv_load.CHUNK_BYTES):
+                decoder.decode(chunk)
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        raise RejectedFile(
+            "undecodable: not UTF-8, UTF-8 with BOM or CP949/EUC-KR "
+            f"(first bad byte at offset {scan.utf8_error_offset})"
+        ) from None
+    return "cp949"
+
+
+def _start_csv_check(path: Path, kind: DropKind) -> csv_load.Speculation | None:
+    """Start DuckDB's pass over a file that looks like UTF-8 (from its first
+    bytes), so that it runs while the byte scan reads the file."""
+    with path.open("rb") as handle:
+        head = handle.read(csv_load.HEAD_BYTES)
+    whole = len(head) < csv_load.HEAD_BYTES
+    encoding = "utf-8-sig" if head.startswith(b"\xef\xbb\xbf") else "utf-8"
+    try:
+        header = read_csv_header(head, encoding, kind.required, whole)
+    except RejectedFile:
+        return None  # not UTF-8 after all, or a header the check will reject
+    if header is None or _duckdb_obstacle(path, encoding, header) is not None:
+        return None
+    return csv_load.Speculation(path, header)
+
+
+def _check_csv_file(
+    path: Path,
+    kind: DropKind,
+    scan: csv_load.FileScan,
+    speculation: csv_load.Speculation | None = None,
+) -> dict[str, Any]:
+    """Encoding, header check and record count of a CSV file, and which
+    parser loads it: DuckDB when it provably agrees with the exact parser
+    (see agent_eval.csv_load), else the exact parser (``loader_note`` says why).
+    Raises RejectedFile."""
+    counts = scan.counts
+    whole = counts.size <= csv_load.HEAD_BYTES
+    if counts.size == 0 or (whole and not scan.head.strip()):
+        raise RejectedFile("empty file")
+    encoding = _csv_encoding(path, scan)
+    facts: dict[str, Any] = {"encoding": encoding, "n_lines": counts.n_lines}
+    header = None
+    if encoding != "utf-16":
+        header = read_csv_header(scan.head, encoding, kind.required, whole)
+    note = _duckdb_obstacle(path, encoding, header)
+    if note is None and scan.has_quote_blank_quote:
+        note = "a quote, blanks and a quote (`\"a\" \"b\"`): DuckDB would join them"
+    if note is None and header is not None:
+        bom = 3 if encoding == "utf-8-sig" else 0
+        if speculation is not None and speculation.header == header and encoding != "cp949":
+            check = csv_load.verdict(header, counts, bom, speculation.result())
+        else:
+            utf8_path = csv_load.transcode_to_utf8(path, encoding) if encoding == "cp949" else path
+            try:
+                utf8_counts = counts if utf8_path == path else csv_load.scan_file(utf8_path).counts
+                sums = csv_load.value_sums(utf8_path, len(header.names))
+                check = csv_load.verdict(header, utf8_counts, bom, sums)
+            finally:
+                if utf8_path != path:
+                    utf8_path.unlink(missing_ok=True)
+        if check.loader == csv_load.LOADER_DUCKDB:
+            return facts | {"n_data_records": check.n_records, "loader": check.loader}
+        note = check.loader_note
+    text = decode(path.read_bytes(), encoding)
+    return facts | {
+        "n_data_records": count_records(text, kind),
+        "loader": csv_load.LOADER_PYTHON,
+        "loader_note": note,
+    }
+
+
+def _duckdb_obstacle(path: Path, encoding: str, header: csv_load.Header | None) -> str | None:
+    """Why DuckDB's reader is not even tried on this file (None: try it)."""
+    if encoding == "utf-16":
+        return "encoding utf-16"
+    if header is None:
+        return f"header longer than {csv_load.HEAD_BYTES} bytes"
+    if "" in header.names:
+        return "header has unnamed columns"
+    if not csv_load.path_is_readable_by_duckdb(path):
+        return "path has glob characters"
+    return None
 
 
 def _check_file(data: bytes, kind: DropKind) -> tuple[str, int]:
@@ -414,12 +599,38 @@ def manifest_rows(
 
     rows: list[dict[str, Any]] = []
     for relative, path in list_drop_files(root):
-        data = path.read_bytes()
-        sha = sha256_of(data)
         latest = latest_by_path.get(relative)
+        modified_at = _modified_at(path)
+        if (
+            latest is not None
+            and latest.modified_at == modified_at
+            and latest.size_bytes == path.stat().st_size
+        ):
+            continue  # same size and time as last observed: not read again
+        kind = match_kind(relative)
+        scan: csv_load.FileScan | None = None
+        speculation: csv_load.Speculation | None = None
+        data = b""
+        if kind is not None and kind.fmt == "csv":
+            # CSV files can be large: stream them, and let DuckDB read the
+            # file at the same time (its result is used if the file is new)
+            if DATE_RE.match(relative.split("/", 1)[0]):
+                speculation = _start_csv_check(path, kind)
+            scan = csv_load.scan_file(path)
+            sha, size = scan.sha256, scan.counts.size
+        else:
+            data = path.read_bytes()
+            sha, size = sha256_of(data), len(data)
+        new_bytes = (
+            (latest is None or latest.sha256 != sha)
+            and kind is not None
+            and sha not in loaded_by_path.get(relative, set())
+            and sha not in loaded_sha_path
+        )
+        if speculation is not None and not new_bytes:
+            speculation.cancel()
         if latest is not None and latest.sha256 == sha:
             continue  # nothing new at this path
-        kind = match_kind(relative)
         drop_date = relative.split("/", 1)[0]
         row: dict[str, Any] = {
             "source_file": relative,
@@ -427,15 +638,16 @@ def manifest_rows(
             "kind": kind.name if kind else None,
             "file_name": path.name,
             "sha256": sha,
-            "size_bytes": len(data),
-            "modified_at": datetime.fromtimestamp(
-                path.stat().st_mtime, timezone.utc
-            ).replace(tzinfo=None),
+            "size_bytes": size,
+            "modified_at": modified_at,
             "encoding": None,
             "status": None,
             "reject_reason": None,
             "duplicate_of": None,
             "n_data_records": None,
+            "n_lines": None,
+            "loader": None,
+            "loader_note": None,
             "loaded_at": loaded_at,
             "load_id": load_id,
         }
@@ -448,12 +660,15 @@ def manifest_rows(
         elif sha in loaded_by_path.get(relative, set()):
             row["status"] = "restored"
             row["duplicate_of"] = relative
-        elif sha in loaded_sha_path:
+        elif sha in loaded_sha_path and kind.dedupe_by_content:
             row["status"] = "repeat"
             row["duplicate_of"] = loaded_sha_path[sha]
         else:
             try:
-                row["encoding"], row["n_data_records"] = _check_file(data, kind)
+                if scan is not None:
+                    row.update(_check_csv_file(path, kind, scan, speculation))
+                else:
+                    row["encoding"], row["n_data_records"] = _check_file(data, kind)
                 row["status"] = "loaded"
                 loaded_sha_path[sha] = relative
                 loaded_by_path.setdefault(relative, set()).add(sha)
@@ -502,6 +717,12 @@ class PendingFile:
     sha256: str
     encoding: str
     loaded_at: datetime
+    # CSV kinds: what the manifest found (see csv_rows_relation)
+    loader: str | None = None
+    n_lines: int | None = None
+    n_data_records: int | None = None
+    size_bytes: int | None = None
+    modified_at: datetime | None = None
 
 
 def rows_table(kind_name: str, drops_dir: str | Path, pending: Iterable[PendingFile]) -> pa.Table:
@@ -531,7 +752,9 @@ def rows_table(kind_name: str, drops_dir: str | Path, pending: Iterable[PendingF
                     columns[name].append(values.get(name))
                 extra = {k: v for k, v in values.items() if k not in kind.required}
                 columns["extra_columns"].append(
-                    json.dumps(extra, ensure_ascii=False) if extra else None
+                    json.dumps(extra, ensure_ascii=False, separators=(",", ":"))
+                    if extra
+                    else None
                 )
             else:
                 columns["record_json"].append(
@@ -540,3 +763,103 @@ def rows_table(kind_name: str, drops_dir: str | Path, pending: Iterable[PendingF
                     else json.dumps(record.values, ensure_ascii=False)
                 )
     return pa.table(columns, schema=schema)
+
+
+def csv_rows_relation(
+    session: duckdb.DuckDBPyConnection,
+    kind_name: str,
+    drops_dir: str | Path,
+    pending: Iterable[PendingFile],
+) -> duckdb.DuckDBPyRelation:
+    """Every data record of the pending files of a CSV kind, as one relation.
+
+    Files the manifest cleared for DuckDB (``loader = 'duckdb'``) stream from
+    ``read_csv``; the others are parsed by the exact parser (rows_table).
+    Same schema and values either way (csv_rows_schema).
+    """
+    kind = KINDS_BY_NAME[kind_name]
+    root = resolve_drops_dir(drops_dir)
+    duckdb_files: list[csv_load.DuckdbFile] = []
+    exact: list[PendingFile] = []
+    for item in pending:
+        if item.loader != csv_load.LOADER_DUCKDB:
+            exact.append(item)
+            continue
+        path = root / item.source_file
+        if not path.is_file() or (
+            path.stat().st_size != item.size_bytes or _modified_at(path) != item.modified_at
+        ):
+            # Changed (or gone) since the manifest observed it: load nothing;
+            # the next build observes the new bytes.
+            continue
+        with path.open("rb") as handle:
+            head = handle.read(csv_load.HEAD_BYTES)
+        header = read_csv_header(
+            head, item.encoding, kind.required, item.size_bytes <= csv_load.HEAD_BYTES
+        )
+        if header is None:  # not within the first bytes after all: exact parser
+            exact.append(item)
+            continue
+        utf8_path = path
+        if item.encoding not in ("utf-8", "utf-8-sig"):
+            utf8_path = csv_load.transcode_to_utf8(path, item.encoding)
+        duckdb_files.append(
+            csv_load.DuckdbFile(
+                source_file=item.source_file,
+                sha256=item.sha256,
+                loaded_at=item.loaded_at,
+                utf8_path=utf8_path,
+                header=header,
+                has_breaks=item.n_lines != header.n_lines + (item.n_data_records or 0),
+            )
+        )
+    python_rows = rows_table(kind_name, drops_dir, exact)
+    return csv_load.rows_relation(
+        session, kind.required, duckdb_files, python_rows, f"{kind_name}__exact_rows"
+    )
+
+
+# ---------------------------------------------------------------------------
+# Step 2b: the document header of json kinds with records (e.g. a dataset's
+# name, version, thresholds and metadata: everything but the records)
+# ---------------------------------------------------------------------------
+
+HEADERS_SCHEMA = pa.schema(
+    [
+        ("source_file", pa.string()),
+        ("sha256", pa.string()),
+        ("loaded_at", pa.timestamp("us")),
+        ("header_json", pa.string()),
+    ]
+)
+
+
+def document_header(text: str, kind: DropKind) -> dict[str, Any]:
+    """The top-level object of a json document without its records list."""
+    document = _json_document(text)
+    if not isinstance(document, dict):
+        raise RejectedFile("not a JSON object at the top level")
+    return {k: v for k, v in document.items() if k != kind.records_key}
+
+
+def headers_table(kind_name: str, drops_dir: str | Path, pending: Iterable[PendingFile]) -> pa.Table:
+    """One row per pending file of a json kind: its header as JSON text."""
+    kind = KINDS_BY_NAME[kind_name]
+    if kind.fmt != "json" or kind.records_key is None:
+        raise ValueError(f"kind {kind_name!r} has no document header")
+    root = resolve_drops_dir(drops_dir)
+    rows = []
+    for item in pending:
+        data = (root / item.source_file).read_bytes()
+        if sha256_of(data) != item.sha256:
+            continue  # changed since the manifest: the next build sees it
+        header = document_header(decode(data, item.encoding), kind)
+        rows.append(
+            {
+                "source_file": item.source_file,
+                "sha256": item.sha256,
+                "loaded_at": item.loaded_at,
+                "header_json": json.dumps(header, ensure_ascii=False),
+            }
+        )
+    return pa.Table.from_pylist(rows, schema=HEADERS_SCHEMA)

@@ -1,4 +1,5 @@
-"""Where things are: the dbt project, the warehouse file, the drops folder.
+"""Where things are: the dbt project, the warehouse file, the drops folder,
+the published (served) copy.
 
 Every path the CLI hands to dbt is absolute, so dbt (which runs with the
 project root as its working directory) and the user agree on what a relative
@@ -45,6 +46,34 @@ class Paths:
     # dbt's target/ and logs/ (default: under the project). Tests give each
     # warehouse its own, so dbt runs never share partial-parse state.
     dbt_work_dir: Path | None = None
+    # Where the build publishes the served copy (DuckDB file + Parquet);
+    # default: `published/` beside the working database.
+    published_dir: Path | None = None
+
+    @property
+    def publish_dir(self) -> Path:
+        return self.published_dir or self.db_path.parent / "published"
+
+    @property
+    def published_db(self) -> Path:
+        """The file analysts and BI tools open (never the working database)."""
+        return self.publish_dir / self.db_path.name
+
+    @property
+    def published_parquet(self) -> Path:
+        """One folder per published table, `<table>/data.parquet`."""
+        return self.publish_dir / f"{self.db_path.stem}_parquet"
+
+    @property
+    def target_dir(self) -> Path:
+        """dbt's target/ (manifest.json, run_results.json) for this warehouse."""
+        if self.dbt_work_dir is not None:
+            return self.dbt_work_dir / "target"
+        env = os.environ.get("DBT_TARGET_PATH")
+        if env:
+            path = Path(env).expanduser()
+            return path if path.is_absolute() else self.project_dir / path
+        return self.project_dir / "target"
 
     def dbt_env(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -63,6 +92,7 @@ def resolve_paths(
     drops: str | None = None,
     reports: str | None = None,
     project_dir: str | None = None,
+    published: str | None = None,
 ) -> Paths:
     """Options win over environment variables, which win over defaults.
 
@@ -80,9 +110,11 @@ def resolve_paths(
             return path.resolve() if path.is_absolute() else (root / path).resolve()
         return (root / default).resolve()
 
+    db_path = pick(db, "AGENT_EVAL_DB", DEFAULT_DB)
     return Paths(
         project_dir=root,
-        db_path=pick(db, "AGENT_EVAL_DB", DEFAULT_DB),
+        db_path=db_path,
         drops_dir=pick(drops, "AGENT_EVAL_DROPS", DEFAULT_DROPS),
         reports_dir=pick(reports, "AGENT_EVAL_REPORTS", DEFAULT_REPORTS),
+        published_dir=pick(published, "AGENT_EVAL_PUBLISHED", db_path.parent / "published"),
     )

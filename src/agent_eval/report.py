@@ -62,6 +62,12 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: Iterable[Any] = ()) 
     return [dict(zip(names, row)) for row in cursor.fetchall()]
 
 
+def selected(all_sets: list[str], set_ids: list[str] | None) -> list[str]:
+    """The sets a renderer writes: all of its own, or those of ``set_ids``
+    that are its own (``render_all`` reports ids that no renderer knows)."""
+    return all_sets if set_ids is None else [s for s in all_sets if s in set_ids]
+
+
 def report_path(reports_dir: Path, agent: str, set_id: str) -> Path:
     stem = Path(set_id).with_suffix(".md")
     return reports_dir / agent / stem
@@ -175,9 +181,7 @@ def render_resume_reports(db_path: Path, reports_dir: Path, set_ids: list[str] |
     written: list[Path] = []
     with duckdb.connect(str(db_path), read_only=True) as con:
         all_sets = [r[0] for r in con.sql("select set_id from marts.resume_set_scores order by set_id").fetchall()]
-        for set_id in set_ids or all_sets:
-            if set_id not in all_sets:
-                raise KeyError(f"no resume set {set_id!r} in {db_path}")
+        for set_id in selected(all_sets, set_ids):
             path = report_path(reports_dir, "resume_agent", set_id)
             path.parent.mkdir(parents=True, exist_ok=True)
             ctx = resume_context(con, set_id)
@@ -187,13 +191,211 @@ def render_resume_reports(db_path: Path, reports_dir: Path, set_ids: list[str] |
     return written
 
 
+def recruit_context(con: duckdb.DuckDBPyConnection, set_id: str, top_n: int = 10) -> dict[str, Any]:
+    """Mart rows of one recruit set (SPEC 4.5), ordered for the report."""
+    one = [set_id]
+    distribution: dict[str, list[dict[str, Any]]] = {}
+    for row in _rows(
+        con,
+        "select * from marts.recruit_latency_distribution where set_id = ? "
+        "order by latency_class, latency_score desc",
+        one,
+    ):
+        distribution.setdefault(row["latency_class"], []).append(row)
+    return {
+        "s": _rows(con, "select * from marts.recruit_set_scores where set_id = ?", one)[0],
+        "rounds": _rows(
+            con, "select * from marts.recruit_round_scores where set_id = ? order by round_order", one
+        ),
+        "weights": _rows(
+            con,
+            "select metric, metric_name, weight from rubric.recruit_weights "
+            "order by weight desc, metric",
+        ),
+        "failing_checks": _rows(
+            con,
+            """
+            select coalesce('accuracyChecks: ' || check_name, check_text) as check_label,
+                   reason, count(*) as n_failed, min(actual_value) as actual_value
+            from marts.recruit_check_results
+            where set_id = ? and not is_passed
+            group by check_label, reason
+            order by n_failed desc, check_label, reason
+            limit ?
+            """,
+            [set_id, top_n],
+        ),
+        "low_consistency": _rows(
+            con,
+            """
+            select * from marts.recruit_query_consistency
+            where set_id = ?
+            order by consistency_score, n_runs desc, query_id
+            limit ?
+            """,
+            [set_id, top_n],
+        ),
+        "latency_classes": _rows(
+            con, "select latency_class, metric_name from rubric.recruit_latency_classes order by latency_class desc"
+        ),
+        "distribution": distribution,
+        "rejected_rows": _rows(
+            con,
+            "select line_number, reason, reason_detail from ops.rejected_rows "
+            "where source_file = ? and is_current order by line_number",
+            one,
+        ),
+    }
+
+
+def render_recruit_reports(db_path: Path, reports_dir: Path, set_ids: list[str] | None = None) -> list[Path]:
+    """One markdown file per recruit (H.채용) set; returns the paths written."""
+    template = environment().get_template("recruit_agent_report.md.j2")
+    written: list[Path] = []
+    with duckdb.connect(str(db_path), read_only=True) as con:
+        all_sets = [r[0] for r in con.sql("select set_id from marts.recruit_set_scores order by set_id").fetchall()]
+        for set_id in selected(all_sets, set_ids):
+            path = report_path(reports_dir, "recruit_agent", set_id)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(template.render(**recruit_context(con, set_id)), encoding="utf-8")
+            written.append(path)
+    return written
+
+
+def render_engagement_reports(db_path: Path, reports_dir: Path, set_ids: list[str] | None = None) -> list[Path]:
+    """One markdown file per engagement run: reports/engagement/<drop_date>/<run_id>.md."""
+    template = environment().get_template("engagement_report.md.j2")
+    written: list[Path] = []
+    with duckdb.connect(str(db_path), read_only=True) as con:
+        runs = _rows(con, "select * from marts.engagement_run_scores order by set_id")
+        for run in runs:
+            if set_ids is not None and run["set_id"] not in set_ids:
+                continue
+            one = [run["set_id"]]
+            ctx = {
+                "r": run,
+                "metrics": _rows(
+                    con,
+                    "select * from marts.engagement_run_metrics where set_id = ? order by metric_order",
+                    one,
+                ),
+                "personas": _rows(
+                    con,
+                    "select * from marts.engagement_persona_scores where set_id = ? order by persona",
+                    one,
+                ),
+                "persona_metrics": _rows(
+                    con,
+                    "select * from marts.engagement_persona_metrics where set_id = ? "
+                    "order by persona, metric_order",
+                    one,
+                ),
+                "rejected_rows": _rows(
+                    con,
+                    "select source_file, line_number, reason_detail from ops.rejected_rows "
+                    "where kind = 'engagement_actions' and is_current "
+                    "and starts_with(source_file, ? || '/') order by source_file, line_number",
+                    one,
+                ),
+            }
+            path = reports_dir / "engagement" / str(run["drop_date"]) / f"{run['run_id']}.md"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(template.render(**ctx), encoding="utf-8")
+            written.append(path)
+    return written
+
+
+def summary_context(con: duckdb.DuckDBPyConnection, set_id: str, worst_limit: int = 5) -> dict[str, Any]:
+    one = [set_id]
+    metrics = _rows(
+        con, "select * from marts.summary_set_metrics where set_id = ? order by metric_order", one
+    )
+    return {
+        "s": _rows(con, "select * from marts.summary_set_scores where set_id = ?", one)[0],
+        "metrics": metrics,
+        "warnings": [m for m in metrics if m["is_below_threshold"]],
+        "worst": _rows(
+            con,
+            "select * from marts.summary_case_scores where set_id = ? and n_failed_metrics > 0 "
+            "order by n_failed_metrics desc, mean_final_score, case_index limit ?",
+            [set_id, worst_limit],
+        ),
+        "queue": _rows(
+            con,
+            """
+            select metric, review_reason,
+                   count(*) filter (where judge_status = 'pending') as n_pending,
+                   count(*) filter (where judge_status = 'judged') as n_judged,
+                   count(*) filter (where judge_status = 'failed') as n_failed
+            from marts.summary_review_queue
+            where set_id = ?
+            group by all
+            order by metric, review_reason
+            """,
+            one,
+        ),
+        "rejected_rows": _rows(
+            con,
+            "select line_number, reason, reason_detail from ops.rejected_rows "
+            "where source_file = ? and is_current order by line_number",
+            one,
+        ),
+    }
+
+
+SUMMARY_WORKBOOK = "summary_scores.xlsx"
+
+
+def render_summary_reports(db_path: Path, reports_dir: Path, set_ids: list[str] | None = None) -> list[Path]:
+    """One markdown file per summary dataset, plus the Excel export of the
+    summary marts (reports_dir/summary/summary_scores.xlsx)."""
+    from agent_eval.export import export_summary_xlsx
+
+    template = environment().get_template("summary_report.md.j2")
+    written: list[Path] = []
+    with duckdb.connect(str(db_path), read_only=True) as con:
+        all_sets = [r[0] for r in con.sql("select set_id from marts.summary_set_scores order by set_id").fetchall()]
+        for set_id in selected(all_sets, set_ids):
+            path = report_path(reports_dir, "summary", set_id)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(template.render(**summary_context(con, set_id)), encoding="utf-8")
+            written.append(path)
+    if all_sets and not set_ids:
+        written.append(export_summary_xlsx(db_path, reports_dir / "summary" / SUMMARY_WORKBOOK))
+    return written
+
+
 # One renderer per agent: (db_path, reports_dir) -> paths written. Each new
 # agent appends its renderer here; `agent-eval build` and `report` call them all.
-RENDERERS = [render_resume_reports]
+RENDERERS = [
+    render_resume_reports,
+    render_recruit_reports,
+    render_engagement_reports,
+    render_summary_reports,
+]
 
 
-def render_all(db_path: Path, reports_dir: Path) -> list[Path]:
+# The set-level mart of each agent: what `--set` may name.
+SET_TABLES = [
+    "marts.resume_set_scores",
+    "marts.recruit_set_scores",
+    "marts.engagement_run_scores",
+    "marts.summary_set_scores",
+]
+
+
+def render_all(db_path: Path, reports_dir: Path, set_ids: list[str] | None = None) -> list[Path]:
+    """Every agent's reports; with ``set_ids`` only those sets (any agent).
+    Raises KeyError naming the ids that are no set of any agent."""
+    if set_ids is not None:
+        known: set[str] = set()
+        with duckdb.connect(str(db_path), read_only=True) as con:
+            for table in SET_TABLES:
+                known |= {r[0] for r in con.sql(f"select set_id from {table}").fetchall()}
+        unknown = sorted(set(set_ids) - known)
+        if unknown:
+            raise KeyError(f"no set {', '.join(map(repr, unknown))} in {db_path}")
     written: list[Path] = []
     for renderer in RENDERERS:
-        written += renderer(db_path, reports_dir)
+        written += renderer(db_path, reports_dir, set_ids)
     return written

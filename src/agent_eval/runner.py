@@ -45,7 +45,7 @@ def run_dbt(paths: Paths, args: Sequence[str], quiet: bool = False) -> None:
 
 @dataclass
 class BuildSummary:
-    """What the warehouse holds after a build, for the operator."""
+    """What the build did and what the warehouse holds, for the operator."""
 
     drops: list[str] = field(default_factory=list)
     new_observations: dict[str, int] = field(default_factory=dict)
@@ -55,6 +55,10 @@ class BuildSummary:
     n_rejected_rows: int = 0
     n_rows_loaded: int = 0
     sets: list[str] = field(default_factory=list)
+    # this run only: rows of the files loaded by this build, sets (re)built
+    n_rows_loaded_now: int = 0
+    n_rows_rejected_now: int = 0
+    sets_built_now: list[str] = field(default_factory=list)
 
     @property
     def has_rejections(self) -> bool:
@@ -64,8 +68,9 @@ class BuildSummary:
 def read_summary(db_path: Path, since: datetime | None = None) -> BuildSummary:
     """Read the ops tables (read-only). Rejections are those that still
     stand: the latest observation of a path is rejected, or a current set
-    has rejected rows."""
+    has rejected rows. "This run" = observed at or after `since`."""
     summary = BuildSummary()
+    since = since or datetime.min
     with duckdb.connect(str(db_path), read_only=True) as con:
         summary.drops = [
             r[0]
@@ -77,7 +82,7 @@ def read_summary(db_path: Path, since: datetime | None = None) -> BuildSummary:
             con.execute(
                 "select status, count(*) from ops.load_log where loaded_at >= ? "
                 "group by 1 order by 1",
-                [since or datetime.min],
+                [since],
             ).fetchall()
         )
         summary.rejected_files = con.sql(
@@ -97,31 +102,57 @@ def read_summary(db_path: Path, since: datetime | None = None) -> BuildSummary:
             "select coalesce(sum(n_valid_rows), 0) from ops.file_reconciliation "
             "where is_current"
         ).fetchall()[0][0]
+        summary.n_rows_loaded_now, summary.n_rows_rejected_now = con.execute(
+            "select coalesce(sum(n_valid_rows), 0), coalesce(sum(n_rejected_rows), 0) "
+            "from ops.file_reconciliation where sha256 in ("
+            "select sha256 from ops.load_log where status = 'loaded' and loaded_at >= ?)",
+            [since],
+        ).fetchall()[0]
         summary.sets = [
             r[0]
             for r in con.sql(
                 "select set_id from intermediate.int_sets__current order by 1"
             ).fetchall()
         ]
+        summary.sets_built_now = [
+            r[0]
+            for r in con.execute(
+                "select set_id from intermediate.int_sets__current where loaded_at >= ? order by 1",
+                [since],
+            ).fetchall()
+        ]
     return summary
 
 
+STATUS_WORDS = {
+    "loaded": "loaded",
+    "repeat": "skipped as repeat",
+    "restored": "restored",
+    "rejected": "rejected",
+    "ignored": "ignored",
+}
+
+
 def format_summary(summary: BuildSummary, max_rows: int = 20) -> str:
+    files = summary.new_observations
     lines = [
         f"drops seen: {len(summary.drops)} ({', '.join(summary.drops) or 'none'})",
         "files this run: "
         + (
-            ", ".join(f"{k} {v}" for k, v in summary.new_observations.items())
-            or "no new or changed files"
+            ", ".join(f"{files.get(k, 0)} {word}" for k, word in STATUS_WORDS.items())
+            if files
+            else "no new or changed files"
         ),
-        f"sets in the warehouse: {len(summary.sets)}; rows scored: {summary.n_rows_loaded}",
+        f"rows this run: {summary.n_rows_loaded_now} loaded, {summary.n_rows_rejected_now} rejected",
+        f"sets built this run: {len(summary.sets_built_now)}; "
+        f"in the warehouse: {len(summary.sets)} sets, {summary.n_rows_loaded} rows scored",
     ]
     for path, reason in summary.rejected_files:
         lines.append(f"REJECTED FILE {path}: {reason}")
     for path, reason in summary.ignored_files:
         lines.append(f"ignored file {path}: {reason}")
     if summary.n_rejected_rows:
-        lines.append(f"REJECTED ROWS: {summary.n_rejected_rows} (table ops.rejected_rows)")
+        lines.append(f"REJECTED ROWS in current sets: {summary.n_rejected_rows} (table ops.rejected_rows)")
         for path, line, reason in summary.rejected_rows[:max_rows]:
             lines.append(f"  {path}:{line}: {reason}")
         if summary.n_rejected_rows > max_rows:

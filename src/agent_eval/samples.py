@@ -12,11 +12,14 @@ import csv
 import io
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent_eval.ingest import RESUME_AGENT_COLUMNS
+from agent_eval.samples_engagement import write_engagement_samples
+from agent_eval.samples_recruit import write_recruit_samples
+from agent_eval.samples_summary import write_summary_samples
 
 TRACK_QUERIES: dict[int, list[tuple[str, str, str]]] = {
     1: [
@@ -290,8 +293,8 @@ def write_resume_csv(
     return path
 
 
-def write_sample_drops(drops_dir: Path) -> list[Path]:
-    """The bundled sample: two nights, every encoding, every case."""
+def write_resume_samples(drops_dir: Path) -> list[Path]:
+    """Resume-agent sample: two nights, every encoding, every case of SPEC §3."""
     written = [
         write_resume_csv(
             drops_dir / "2026-11-01" / "resume_agent_nightly.csv",
@@ -321,4 +324,23 @@ def write_sample_drops(drops_dir: Path) -> list[Path]:
         encoding="utf-8",
     )
     written.append(broken)
+    return written
+
+
+# One writer per agent: drops_dir -> paths written. Each agent's sample
+# generator appends itself here; `write_sample_drops` (the bundled sample,
+# `agent-eval samples --out DIR`) calls them all, in order.
+SAMPLE_WRITERS: list[Callable[[Path], list[Path]]] = [
+    write_resume_samples,
+    write_recruit_samples,
+    write_engagement_samples,
+    write_summary_samples,
+]
+
+
+def write_sample_drops(drops_dir: Path) -> list[Path]:
+    """The bundled sample of every agent (``data/drops``)."""
+    written: list[Path] = []
+    for writer in SAMPLE_WRITERS:
+        written += writer(drops_dir)
     return written

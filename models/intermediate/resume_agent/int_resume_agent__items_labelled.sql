@@ -1,6 +1,9 @@
 -- One row per scorable record of the current version of each resume set:
--- status with its reason (SPEC 3.2), item scores (3.3), round order and
--- duplicate flags (3.4). Rejected records are not here (see ops.rejected_rows).
+-- status with its reason (SPEC 3.2) and item scores (3.3), row by row. The
+-- set-level facts (round order, duplicates, SPEC 3.4) are added by the mart
+-- resume_item_scores, which builds only unbuilt sets: no window or aggregate
+-- here, so its literal set filter reaches the raw scan. Rejected records are
+-- not here (see ops.rejected_rows).
 with
 
 items as (
@@ -75,7 +78,7 @@ labelled as (
 
 ),
 
-llm_checked as (
+checked as (
 
     select
         *,
@@ -91,57 +94,41 @@ llm_checked as (
 
 ),
 
-ordered as (
-
-    select
-        *,
-        dense_rank() over (
-            partition by set_id
-            order by {{ round_sort_key('round') }}, round
-        ) as round_order,
-        row_number() over (
-            partition by set_id, query_id, round
-            order by line_number
-        ) as query_round_seq
-    from llm_checked
-
-),
-
 scored as (
 
     select
-        ordered.*,
+        checked.*,
         track_rubrics.latency_rubric,
         status_scores.is_pass,
         status_scores.stability_score,
-        ordered.llm_score_state = 'valid' as uses_llm_score,
+        checked.llm_score_state = 'valid' as uses_llm_score,
         case
-            when ordered.llm_score_state = 'valid'
-                then ordered.llm_score_number
+            when checked.llm_score_state = 'valid'
+                then checked.llm_score_number
             else status_scores.intent_score
         end as intent_score,
         case
-            when ordered.llm_score_state = 'valid'
-                then ordered.llm_score_number
+            when checked.llm_score_state = 'valid'
+                then checked.llm_score_number
             else status_scores.accuracy_score
         end as accuracy_score,
         -- SPEC 3.3: a missing or invalid latency scores 0.
         coalesce(latency_bands.latency_score, 0) as latency_score
-    from ordered
+    from checked
     inner join track_rubrics
-        on ordered.track = track_rubrics.track
+        on checked.track = track_rubrics.track
     inner join status_scores
-        on ordered.status = status_scores.status
+        on checked.status = status_scores.status
     left join latency_bands
         on
             track_rubrics.latency_rubric = latency_bands.latency_rubric
             and (
                 latency_bands.lower_bound_sec is null
-                or ordered.response_time_sec > latency_bands.lower_bound_sec
+                or checked.response_time_sec > latency_bands.lower_bound_sec
             )
             and (
                 latency_bands.upper_bound_sec is null
-                or ordered.response_time_sec <= latency_bands.upper_bound_sec
+                or checked.response_time_sec <= latency_bands.upper_bound_sec
             )
 
 ),
@@ -160,7 +147,6 @@ final as (
         query_id,
         track,
         round,
-        round_order,
         category,
         ---------- label
         status,
@@ -174,7 +160,6 @@ final as (
             as is_llm_score_invalid,
         raw_json_valid,
         raw_json_state,
-        query_round_seq > 1 as is_duplicate,
         ---------- scores
         intent_score,
         accuracy_score,

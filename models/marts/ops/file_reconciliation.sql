@@ -17,9 +17,9 @@ current_sets as (
 
 ),
 
-resume_rows as (
+resume_counts as (
 
-    select * from {{ ref('stg_resume_agent__items') }}
+    select * from {{ ref('int_resume_agent__files_counted') }}
 
 ),
 
@@ -29,16 +29,104 @@ resume_scored as (
 
 ),
 
+summary_rows as (
+
+    select * from {{ ref('stg_summary__cases') }}
+
+),
+
+summary_scored as (
+
+    select * from {{ ref('summary_case_scores') }}
+
+),
+
+recruit_rows as (
+
+    select * from {{ ref('stg_recruit_agent__items') }}
+
+),
+
+recruit_scored as (
+
+    select * from {{ ref('recruit_item_scores') }}
+
+),
+
+engagement_lines as (
+
+    select * from {{ ref('stg_engagement__actions') }}
+
+),
+
+engagement_scored_lines as (
+
+    select * from {{ ref('engagement_actions') }}
+
+),
+
+engagement_expected as (
+
+    select * from {{ ref('stg_engagement__expected') }}
+
+),
+
+engagement_scored_runs as (
+
+    select * from {{ ref('engagement_run_scores') }}
+
+),
+
 row_counts as (
 
+    -- resume_agent: counted once per version when loaded
     select
         'resume_agent' as kind,
+        source_file,
+        sha256,
+        n_raw_rows,
+        n_valid_rows,
+        n_rejected_rows
+    from resume_counts
+    union all
+    select
+        'summary' as kind,
         source_file,
         file_sha256 as sha256,
         count(*) as n_raw_rows,
         count(*) filter (where reject_reason is null) as n_valid_rows,
         count(*) filter (where reject_reason is not null) as n_rejected_rows
-    from resume_rows
+    from summary_rows
+    group by source_file, file_sha256
+    union all
+    select
+        'recruit_agent' as kind,
+        source_file,
+        file_sha256 as sha256,
+        count(*) as n_raw_rows,
+        count(*) filter (where reject_reason is null) as n_valid_rows,
+        count(*) filter (where reject_reason is not null) as n_rejected_rows
+    from recruit_rows
+    group by source_file, file_sha256
+    union all
+    select
+        'engagement_actions' as kind,
+        source_file,
+        file_sha256 as sha256,
+        count(*) as n_raw_rows,
+        count(*) filter (where reject_reason is null) as n_valid_rows,
+        count(*) filter (where reject_reason is not null) as n_rejected_rows
+    from engagement_lines
+    group by source_file, file_sha256
+    union all
+    select
+        'engagement_expected' as kind,
+        source_file,
+        file_sha256 as sha256,
+        count(*) as n_raw_rows,
+        count(*) filter (where reject_reason is null) as n_valid_rows,
+        count(*) filter (where reject_reason is not null) as n_rejected_rows
+    from engagement_expected
     group by source_file, file_sha256
 
 ),
@@ -52,6 +140,41 @@ scored_counts as (
         count(*) as n_scored_rows
     from resume_scored
     group by set_id, file_sha256
+    union all
+    select
+        'summary' as kind,
+        set_id as source_file,
+        file_sha256 as sha256,
+        count(*) as n_scored_rows
+    from summary_scored
+    group by set_id, file_sha256
+    union all
+    select
+        'recruit_agent' as kind,
+        set_id as source_file,
+        file_sha256 as sha256,
+        count(*) as n_scored_rows
+    from recruit_scored
+    group by set_id, file_sha256
+    union all
+    -- usable lines of a current actions.jsonl = its lines in the line mart
+    select
+        'engagement_actions' as kind,
+        source_file,
+        file_sha256 as sha256,
+        count(*) as n_scored_rows
+    from engagement_scored_lines
+    group by source_file, file_sha256
+    union all
+    -- a current expected.json is scored once: in its run's row
+    select
+        'engagement_expected' as kind,
+        expected_file as source_file,
+        expected_sha256 as sha256,
+        count(*) as n_scored_rows
+    from engagement_scored_runs
+    where expected_file is not null
+    group by expected_file, expected_sha256
 
 ),
 

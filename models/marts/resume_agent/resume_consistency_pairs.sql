@@ -4,6 +4,7 @@
     pre_hook="{{ delete_replaced_sets() }}",
 ) }}
 -- depends_on: {{ ref('int_sets__current') }}
+{%- set unbuilt = is_unbuilt_set(kind='resume_agent') %}
 -- One row per (set, query, round pair a < b) where the query ran in both
 -- rounds. A duplicated (query, round) contributes its first line only.
 with
@@ -11,6 +12,7 @@ with
 items as (
 
     select * from {{ ref('resume_item_scores') }}
+    where {{ unbuilt }}
 
 ),
 
@@ -26,9 +28,7 @@ first_runs as (
         status,
         is_pass
     from items
-    where
-        not is_duplicate
-        and {{ is_unbuilt_set('items.set_id', 'items.file_sha256') }}
+    where not is_duplicate
 
 ),
 

@@ -4,6 +4,7 @@
     pre_hook="{{ delete_replaced_sets() }}",
 ) }}
 -- depends_on: {{ ref('int_sets__current') }}
+{%- set unbuilt = is_unbuilt_set(kind='resume_agent') %}
 -- One row per (set, round pair a < b): pair outcomes and the consistency
 -- score 5 x (both_pass + both_fail) / pairs (SPEC 3.4). Queries that ran in
 -- only one of the two rounds are counted as unpaired, not scored.
@@ -12,12 +13,14 @@ with
 items as (
 
     select * from {{ ref('resume_item_scores') }}
+    where {{ unbuilt }}
 
 ),
 
 pairs as (
 
     select * from {{ ref('resume_consistency_pairs') }}
+    where {{ unbuilt }}
 
 ),
 
@@ -30,7 +33,6 @@ round_queries as (
         round_order,
         count(distinct query_id) as n_queries
     from items
-    where {{ is_unbuilt_set('items.set_id', 'items.file_sha256') }}
     group by set_id, file_sha256, round, round_order
 
 ),

@@ -4,50 +4,81 @@
     pre_hook="{{ delete_replaced_sets() }}",
 ) }}
 -- depends_on: {{ ref('int_sets__current') }}
--- One row per scored CSV record of the current version of each resume set.
+{%- set sets = unbuilt_sets(kind='resume_agent') %}
+-- One row per scored CSV record of the current version of each resume set,
+-- with round order and duplicate flags (SPEC 3.4) from
+-- int_resume_agent__set_rounds and int_resume_agent__query_rounds.
+-- Every read carries the literal filter of the sets to build (unbuilt_sets),
+-- so an incremental build reads those sets only.
 with
 
 items as (
 
     select * from {{ ref('int_resume_agent__items_labelled') }}
+    where {{ in_sets(sets) }}
+
+),
+
+query_rounds as (
+
+    select * from {{ ref('int_resume_agent__query_rounds') }}
+    where {{ in_sets(sets) }}
+
+),
+
+set_rounds as (
+
+    select * from {{ ref('int_resume_agent__set_rounds') }}
+    where {{ in_sets(sets) }}
 
 ),
 
 final as (
 
     select
-        set_id,
-        file_sha256,
-        source_file,
-        cast(drop_date as date) as drop_date,
-        line_number,
-        run_id,
-        item_id,
-        query_id,
-        track,
-        round,
-        round_order,
-        category,
-        status,
-        status_reason,
-        is_pass,
-        label_source,
-        is_llm_score_invalid,
-        llm_score_state,
-        raw_json_valid,
-        is_duplicate,
-        intent_score,
-        accuracy_score,
-        stability_score,
-        latency_sec,
-        latency_rubric,
-        latency_score,
-        query_text,
-        assistant_message,
-        coalesce(nullif(trim(error_text), ''), raw_error_text) as error_message,
-        llm_score_raw
+        items.set_id,
+        items.file_sha256,
+        items.source_file,
+        cast(items.drop_date as date) as drop_date,
+        items.line_number,
+        items.run_id,
+        items.item_id,
+        items.query_id,
+        items.track,
+        items.round,
+        set_rounds.round_order,
+        items.category,
+        items.status,
+        items.status_reason,
+        items.is_pass,
+        items.label_source,
+        items.is_llm_score_invalid,
+        items.llm_score_state,
+        items.raw_json_valid,
+        items.line_number > query_rounds.first_line_number as is_duplicate,
+        items.intent_score,
+        items.accuracy_score,
+        items.stability_score,
+        items.latency_sec,
+        items.latency_rubric,
+        items.latency_score,
+        items.query_text,
+        items.assistant_message,
+        coalesce(nullif(trim(items.error_text), ''), items.raw_error_text)
+            as error_message,
+        items.llm_score_raw
     from items
-    where {{ is_unbuilt_set('items.set_id', 'items.file_sha256') }}
+    inner join query_rounds
+        on
+            items.set_id = query_rounds.set_id
+            and items.file_sha256 = query_rounds.file_sha256
+            and items.query_id = query_rounds.query_id
+            and items.round = query_rounds.round
+    inner join set_rounds
+        on
+            items.set_id = set_rounds.set_id
+            and items.file_sha256 = set_rounds.file_sha256
+            and items.round = set_rounds.round
 
 )
 

@@ -4,6 +4,7 @@
     pre_hook="{{ delete_replaced_sets() }}",
 ) }}
 -- depends_on: {{ ref('int_sets__current') }}
+{%- set unbuilt = is_unbuilt_set(kind='resume_agent') %}
 -- One row per (set, scope, round, latency rubric, latency score 0-5): how many
 -- items got that latency score. scope 'round' counts one round; scope 'set'
 -- (round = 'all') counts the whole set. Scores with no items appear with 0.
@@ -12,6 +13,7 @@ with
 items as (
 
     select * from {{ ref('resume_item_scores') }}
+    where {{ unbuilt }}
 
 ),
 
@@ -25,7 +27,6 @@ set_items as (
 
     select *
     from items
-    where {{ is_unbuilt_set('items.set_id', 'items.file_sha256') }}
 
 ),
 

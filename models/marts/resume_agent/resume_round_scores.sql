@@ -4,6 +4,7 @@
     pre_hook="{{ delete_replaced_sets() }}",
 ) }}
 -- depends_on: {{ ref('int_sets__current') }}
+{%- set unbuilt = is_unbuilt_set(kind='resume_agent') %}
 -- One row per (set, round): item means of every score (SPEC 3.5).
 -- stability_score equals the share of ok/partial rows x 5.
 with
@@ -11,6 +12,7 @@ with
 items as (
 
     select * from {{ ref('resume_item_scores') }}
+    where {{ unbuilt }}
 
 ),
 
@@ -27,13 +29,12 @@ final as (
         count(*) filter (where status = 'partial') as n_partial,
         count(*) filter (where status = 'error') as n_error,
         count(*) filter (where status = 'empty') as n_empty,
-        avg(intent_score) as intent_score,
-        avg(accuracy_score) as accuracy_score,
-        avg(stability_score) as stability_score,
-        avg(latency_sec) as latency_sec,
-        avg(latency_score) as latency_score
+        {{ exact_avg('intent_score') }} as intent_score,
+        {{ exact_avg('accuracy_score') }} as accuracy_score,
+        {{ exact_avg('stability_score') }} as stability_score,
+        {{ exact_avg('latency_sec') }} as latency_sec,
+        {{ exact_avg('latency_score') }} as latency_score
     from items
-    where {{ is_unbuilt_set('items.set_id', 'items.file_sha256') }}
     group by set_id, file_sha256, round, round_order
 
 )

@@ -4,6 +4,7 @@
     pre_hook="{{ delete_replaced_sets() }}",
 ) }}
 -- depends_on: {{ ref('int_sets__current') }}
+{%- set unbuilt = is_unbuilt_set(kind='resume_agent') %}
 -- One row per resume set: the mean of its round results (not the pooled item
 -- mean, SPEC 3.5) and consistency as the mean over round pairs with pairs.
 with
@@ -17,18 +18,21 @@ current_sets as (
 items as (
 
     select * from {{ ref('resume_item_scores') }}
+    where {{ unbuilt }}
 
 ),
 
 rounds as (
 
     select * from {{ ref('resume_round_scores') }}
+    where {{ unbuilt }}
 
 ),
 
 round_pairs as (
 
     select * from {{ ref('resume_consistency_round_pairs') }}
+    where {{ unbuilt }}
 
 ),
 
@@ -49,7 +53,6 @@ set_items as (
         count(*) filter (where label_source = 'llm') as n_llm_scored,
         count(*) filter (where is_llm_score_invalid) as n_llm_score_invalid
     from items
-    where {{ is_unbuilt_set('items.set_id', 'items.file_sha256') }}
     group by set_id, file_sha256
 
 ),
@@ -81,11 +84,11 @@ round_means as (
         set_id,
         count(*) as n_rounds,
         string_agg(round, ',' order by round_order) as rounds,
-        avg(intent_score) as intent_score,
-        avg(accuracy_score) as accuracy_score,
-        avg(stability_score) as stability_score,
-        avg(latency_sec) as latency_sec,
-        avg(latency_score) as latency_score
+        {{ exact_avg('intent_score') }} as intent_score,
+        {{ exact_avg('accuracy_score') }} as accuracy_score,
+        {{ exact_avg('stability_score') }} as stability_score,
+        {{ exact_avg('latency_sec') }} as latency_sec,
+        {{ exact_avg('latency_score') }} as latency_score
     from rounds
     group by set_id
 
@@ -96,7 +99,7 @@ consistency as (
     select
         set_id,
         sum(n_pairs) as n_consistency_pairs,
-        avg(consistency_score) as consistency_score
+        {{ exact_avg('consistency_score') }} as consistency_score
     from round_pairs
     group by set_id
 

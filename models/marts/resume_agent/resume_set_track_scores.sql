@@ -4,6 +4,7 @@
     pre_hook="{{ delete_replaced_sets() }}",
 ) }}
 -- depends_on: {{ ref('int_sets__current') }}
+{%- set unbuilt = is_unbuilt_set(kind='resume_agent') %}
 -- One row per (set, track): the mean over rounds of the per-track round
 -- results, latency seconds and score per track, and consistency per track.
 with
@@ -11,12 +12,14 @@ with
 round_tracks as (
 
     select * from {{ ref('resume_round_track_scores') }}
+    where {{ unbuilt }}
 
 ),
 
 pairs as (
 
     select * from {{ ref('resume_consistency_pairs') }}
+    where {{ unbuilt }}
 
 ),
 
@@ -29,14 +32,12 @@ track_means as (
         any_value(latency_rubric) as latency_rubric,
         sum(n_items) as n_items,
         count(*) as n_rounds,
-        avg(intent_score) as intent_score,
-        avg(accuracy_score) as accuracy_score,
-        avg(stability_score) as stability_score,
-        avg(latency_sec) as latency_sec,
-        avg(latency_score) as latency_score
+        {{ exact_avg('intent_score') }} as intent_score,
+        {{ exact_avg('accuracy_score') }} as accuracy_score,
+        {{ exact_avg('stability_score') }} as stability_score,
+        {{ exact_avg('latency_sec') }} as latency_sec,
+        {{ exact_avg('latency_score') }} as latency_score
     from round_tracks
-    where
-        {{ is_unbuilt_set('round_tracks.set_id', 'round_tracks.file_sha256') }}
     group by set_id, file_sha256, track
 
 ),
@@ -66,9 +67,9 @@ track_consistency as (
         sum(n_both_pass) as n_both_pass,
         sum(n_both_fail) as n_both_fail,
         sum(n_mismatch) as n_mismatch,
-        avg(
-            {{ var('score_max') }} * (n_both_pass + n_both_fail) / n_pairs
-        ) as consistency_score
+        {{ exact_avg(
+            var('score_max') ~ ' * (n_both_pass + n_both_fail) / n_pairs'
+        ) }} as consistency_score
     from track_round_pairs
     group by set_id, track
 

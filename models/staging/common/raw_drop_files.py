@@ -14,7 +14,8 @@ def model(dbt, session):
         history = [
             Observation(*row)
             for row in session.sql(
-                f"select source_file, sha256, status, observation_seq from {dbt.this}"
+                "select source_file, sha256, status, observation_seq,"
+                f" size_bytes, modified_at from {dbt.this}"
             ).fetchall()
         ]
     return manifest_table(manifest_rows(drops_dir, history, load_id=load_id))

@@ -37,6 +37,9 @@ final as (
         modified_at,
         encoding,
         n_data_records,
+        n_lines,
+        loader,
+        loader_note,
         ---------- outcome
         status,
         reject_reason,

@@ -47,11 +47,15 @@ parsed as (
     select
         *,
         {{ parse_track('track_raw') }} as track,
+        -- valid JSON that starts with '{' is an object: no second parse
         case
             when {{ is_blank('raw_json') }} then 'blank'
             when
                 json_valid(raw_json)
-                and json_type(raw_json::json) = 'OBJECT' then 'valid'
+                and starts_with(
+                    ltrim(raw_json, chr(32) || chr(9) || chr(10) || chr(13)),
+                    '{'
+                ) then 'valid'
             else 'invalid'
         end as raw_json_state
     from renamed
@@ -60,9 +64,22 @@ parsed as (
 
 extracted as (
 
+    -- One parse of the document for every field (json_extract with a list
+    -- of paths); the macros below then look at the small extracted values.
     select
         *,
-        case when raw_json_state = 'valid' then raw_json::json end as raw_doc
+        case
+            when raw_json_state = 'valid'
+                then json_extract(
+                    raw_json,
+                    [
+                        '$.assistantMessage',
+                        '$.dataUIList',
+                        '$.responseTimeSec',
+                        '$.error'
+                    ]
+                )
+        end as raw_fields
     from parsed
 
 ),
@@ -95,15 +112,13 @@ final as (
         raw_json_state,
         raw_json_state = 'valid' as raw_json_valid,
         case
-            when raw_json_state = 'valid' then raw_doc ->> '$.assistantMessage'
+            when raw_json_state = 'valid' then raw_fields[1] ->> '$'
             when raw_json_state = 'blank' then response_text
         end as assistant_message,
-        {{ json_array_length_or_zero("raw_doc -> '$.dataUIList'") }}
-            as n_data_ui,
-        {{ json_nonneg_number("raw_doc -> '$.responseTimeSec'") }}
-            as response_time_sec,
-        {{ json_is_truthy("raw_doc -> '$.error'") }} as has_raw_error,
-        raw_doc ->> '$.error' as raw_error_text,
+        {{ json_array_length_or_zero('raw_fields[2]') }} as n_data_ui,
+        {{ json_nonneg_number('raw_fields[3]') }} as response_time_sec,
+        {{ json_is_truthy('raw_fields[4]') }} as has_raw_error,
+        raw_fields[4] ->> '$' as raw_error_text,
         ---------- record validity
         coalesce(
             parse_reject_reason,

@@ -1,0 +1,112 @@
+-- One row per expected metric of the current expected.json of every run:
+-- scope `run` (the document's `expected`, persona null) and scope `persona`
+-- (one row per persona and metric of `perPersona`). Each metric carries its
+-- kind (count / rate) and the weight used in the overall similarity: the
+-- document's `weights` when it gives one, else the seed default.
+with
+
+runs as (
+
+    select * from {{ ref('int_engagement__runs_current') }}
+
+),
+
+expected_docs as (
+
+    select * from {{ ref('stg_engagement__expected') }}
+
+),
+
+metrics as (
+
+    select * from {{ ref('engagement_metrics') }}
+
+),
+
+current_docs as (
+
+    select
+        runs.set_id,
+        runs.run_sha256,
+        expected_docs.expected_json,
+        expected_docs.per_persona_json,
+        expected_docs.weights_json
+    from expected_docs
+    inner join runs
+        on
+            expected_docs.source_file = runs.expected_file
+            and expected_docs.file_sha256 = runs.expected_sha256
+    where expected_docs.reject_reason is null
+
+),
+
+subjects as (
+
+    select
+        set_id,
+        run_sha256,
+        'run' as scope,
+        null::varchar as persona,
+        expected_json as metrics_json,
+        weights_json
+    from current_docs
+
+    union all
+
+    select
+        current_docs.set_id,
+        current_docs.run_sha256,
+        'persona' as scope,
+        personas.key as persona,
+        personas.value as metrics_json,
+        current_docs.weights_json
+    from current_docs,
+        json_each(current_docs.per_persona_json) as personas
+
+),
+
+unpivoted as (
+
+    select
+        subjects.set_id,
+        subjects.run_sha256,
+        subjects.scope,
+        subjects.persona,
+        metrics.metric,
+        metrics.metric_kind,
+        metrics.metric_order,
+        subjects.metrics_json -> metrics.metric as expected_raw,
+        subjects.weights_json -> metrics.metric as weight_raw,
+        metrics.default_weight
+    from subjects
+    cross join metrics
+
+),
+
+final as (
+
+    select
+        set_id,
+        run_sha256,
+        scope,
+        persona,
+        metric,
+        metric_kind,
+        metric_order,
+        expected_raw::double as expected_value,
+        default_weight,
+        case
+            when json_type(weight_raw) in ('UBIGINT', 'BIGINT', 'DOUBLE')
+                then weight_raw::double
+        end as weight_override,
+        case
+            when json_type(weight_raw) in ('UBIGINT', 'BIGINT', 'DOUBLE')
+                then weight_raw::double
+            else default_weight
+        end as weight
+    from unpivoted
+    where json_type(expected_raw) in ('UBIGINT', 'BIGINT', 'DOUBLE')
+
+)
+
+select * from final

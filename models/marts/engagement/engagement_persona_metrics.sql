@@ -1,0 +1,54 @@
+{{ config(
+    materialized='incremental',
+    incremental_strategy='append',
+    pre_hook="{{ delete_replaced_sets('int_engagement__runs_current', 'run_sha256') }}",
+) }}
+-- depends_on: {{ ref('int_engagement__runs_current') }}
+-- One row per expected metric of every persona given in expected.json's
+-- perPersona, for every evaluated engagement run (SPEC 5).
+with
+
+runs as (
+
+    select * from {{ ref('int_engagement__runs_current') }}
+
+),
+
+metric_scores as (
+
+    select * from {{ ref('int_engagement__metric_scores') }}
+    where scope = 'persona'
+
+),
+
+final as (
+
+    select
+        metric_scores.set_id,
+        metric_scores.run_sha256,
+        cast(runs.drop_date as date) as drop_date,
+        runs.run_id,
+        metric_scores.persona,
+        metric_scores.metric,
+        metric_scores.metric_kind,
+        metric_scores.metric_order,
+        metric_scores.expected_value,
+        metric_scores.actual_value,
+        metric_scores.abs_error,
+        metric_scores.relative_error,
+        metric_scores.similarity,
+        metric_scores.default_weight,
+        metric_scores.weight_override,
+        metric_scores.weight
+    from metric_scores
+    inner join runs
+        on metric_scores.set_id = runs.set_id
+    where
+        {{ is_unbuilt_set(
+            'metric_scores.set_id', 'metric_scores.run_sha256', 'run_sha256',
+            sets_model='int_engagement__runs_current'
+        ) }}
+
+)
+
+select * from final

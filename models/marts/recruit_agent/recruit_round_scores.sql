@@ -1,0 +1,54 @@
+{{ config(
+    materialized='incremental',
+    incremental_strategy='append',
+    pre_hook="{{ delete_replaced_sets() }}",
+) }}
+-- depends_on: {{ ref('int_sets__current') }}
+-- One row per (set, round): item means of every score (SPEC 4.4, as 3.5),
+-- latency overall and per class (SINGLE = basic, MULTI = multi-tool).
+with
+
+items as (
+
+    select * from {{ ref('recruit_item_scores') }}
+
+),
+
+final as (
+
+    select
+        set_id,
+        file_sha256,
+        round,
+        round_order,
+        count(*) as n_items,
+        count(distinct query_id) as n_queries,
+        count(*) filter (where latency_class = 'SINGLE') as n_single,
+        count(*) filter (where latency_class = 'MULTI') as n_multi,
+        {{ exact_avg('intent_score') }} as intent_score,
+        {{ exact_avg('accuracy_score') }} as accuracy_score,
+        {{ exact_avg('stability_score') }} as stability_score,
+        {{ exact_avg('latency_score') }} as latency_score,
+        {{ exact_avg(
+            "case when latency_class = 'SINGLE' then latency_score end"
+        ) }} as latency_single_score,
+        {{ exact_avg(
+            "case when latency_class = 'MULTI' then latency_score end"
+        ) }} as latency_multi_score,
+        {{ exact_avg(
+            "case when latency_class = 'SINGLE' then latency_sec end"
+        ) }} as latency_single_sec,
+        {{ exact_avg(
+            "case when latency_class = 'MULTI' then latency_sec end"
+        ) }} as latency_multi_sec,
+        cast(sum(n_checks) as bigint) as n_checks,
+        cast(sum(n_checks_passed) as bigint) as n_checks_passed
+    from items
+    where {{ is_unbuilt_set(
+        'items.set_id', 'items.file_sha256', kind='recruit_agent'
+    ) }}
+    group by set_id, file_sha256, round, round_order
+
+)
+
+select * from final

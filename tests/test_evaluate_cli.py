@@ -1,0 +1,343 @@
+"""`agent-eval evaluate` as the source document (003 §5) describes it.
+
+Three tests drive dbt (the worked example, --print-json with weights and
+personas, an empty run); the others stop at input checking and run fast.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from agent_eval import cli, evaluate, schemas
+
+WORKED_EXPECTED = {"expected": {"likeCount": 30, "commentCount": 10}}
+
+
+def act(liked: bool, commented: bool, **extra) -> str:
+    return json.dumps({**extra, "action": {"type": "act", "status": "ok"},
+                       "result": {"liked": liked, "commented": commented}})
+
+
+def write_agent(run_dir: Path, agent: str, lines: list[str]) -> Path:
+    path = run_dir / agent / "actions.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def worked_run(run_dir: Path, persona: str | None = None) -> None:
+    """30 counted acts: 27 liked, 12 commented; plus one non-act and one
+    non-ok line, both 'liked', which must not count.
+
+    agent-1: 20 acts, the first 18 liked, the first 8 commented
+    agent-2: 10 acts, the first 9 liked, the first 4 commented
+    """
+    extra = {"personaId": persona} if persona else {}
+    agent1 = [act(i < 18, i < 8, **extra) for i in range(20)]
+    agent1.insert(5, json.dumps({**extra, "action": {"type": "observe", "status": "ok"},
+                                 "result": {"liked": True}}))
+    agent1.insert(9, json.dumps({**extra, "action": {"type": "act", "status": "error"},
+                                 "result": {"liked": True, "commented": True}}))
+    write_agent(run_dir, "agent-1", agent1)
+    write_agent(run_dir, "agent-2", [act(i < 9, i < 4) for i in range(10)])
+
+
+def write_json(path: Path, document) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+def age(folder: Path, seconds: float) -> None:
+    """Make a folder and everything in it look `seconds` old."""
+    past = os.path.getmtime(folder) - seconds
+    for path in [folder, *folder.rglob("*")]:
+        os.utime(path, (past, past))
+
+
+# ---------------------------------------------------------------------------
+# End to end (dbt)
+# ---------------------------------------------------------------------------
+
+
+def test_worked_example_with_the_source_defaults(tmp_path, monkeypatch, capsys):
+    """Exactly as the source: `cd agent; ... evaluate --expected
+    ../shared/evaluation/expected.example.json` with no run option: the
+    newest folder under agent/outputs, the result under
+    shared/evaluation/results/<evaluationId>.json of the same project.
+
+    likeCount    |27 - 30| = 3, relativeError 3/30 = 0.1, similarity 0.9
+    commentCount |12 - 10| = 2, relativeError 2/10 = 0.2, similarity 0.8
+    overall (0.9 x 0.5 + 0.8 x 0.5) / (0.5 + 0.5) = 0.85 -> close
+    """
+    monkeypatch.delenv("AGENT_EVAL_OUTPUTS", raising=False)
+    monkeypatch.delenv("AGENT_EVAL_RESULTS", raising=False)
+    outputs = tmp_path / "agent" / "outputs"
+    # the newest run has the smaller name: selection is by time, not by name
+    write_agent(outputs / "run-zzz-old", "agent-1", [act(True, True)])
+    age(outputs / "run-zzz-old", 3600)
+    worked_run(outputs / "run-aaa-new")
+    write_json(tmp_path / "shared" / "evaluation" / "expected.example.json", WORKED_EXPECTED)
+
+    monkeypatch.chdir(tmp_path / "agent")
+    code = cli.main(["evaluate", "--expected", "../shared/evaluation/expected.example.json"])
+    out = capsys.readouterr().out
+    assert code == cli.EXIT_OK, out
+
+    (written,) = (tmp_path / "shared" / "evaluation" / "results").glob("*.json")
+    result = json.loads(written.read_text(encoding="utf-8"))
+    assert schemas.result_problem(result) is None
+    assert written.stem == result["evaluationId"]
+    assert re.fullmatch(r"run-aaa-new-\d{8}T\d{6}Z", result["evaluationId"])
+    assert result["schemaVersion"] == "1.0"
+    assert result["runId"] == "run-aaa-new"
+    assert result["actual"] == {"totalActs": 30, "likeCount": 27, "commentCount": 12,
+                                "likeRate": 0.9, "commentRate": 0.4, "engagementCount": 39}
+    assert result["lines"] == {"total": 32, "counted": 30, "notAct": 1, "notOk": 1, "rejected": 0}
+    assert result["metrics"] == {
+        "likeCount": {"expected": 30, "actual": 27, "absError": 3, "relativeError": 0.1,
+                      "similarity": 0.9, "weight": 0.5},
+        "commentCount": {"expected": 10, "actual": 12, "absError": 2, "relativeError": 0.2,
+                         "similarity": 0.8, "weight": 0.5},
+        "overallSimilarity": 0.85,
+    }
+    assert result["weighting"] == {"method": "weighted", "weightSum": 1}
+    assert result["interpretation"]["band"] == "close"
+    assert result["interpretation"]["label"] == "근접하지만 편차 존재"
+    # no personaId / persona in the lines: one persona per agent folder
+    assert sorted(result["perPersona"]) == ["agent-1", "agent-2"]
+    assert result["perPersona"]["agent-1"]["actual"]["likeCount"] == 18
+    assert result["perPersona"]["agent-1"]["metrics"] is None
+    assert f"result: {written}" in out
+    assert "overallSimilarity 0.85 (weighted) -> close" in out
+
+
+def test_print_json_run_dir_weights_and_personas(tmp_path, capsys):
+    """--run-dir, --output, --print-json; weights override; a persona in
+    perPersona that never appears in the logs; one malformed line.
+
+    agent-1 lines carry personaId p-a (18 liked, 8 commented of 20 acts);
+    agent-2 has no persona field -> persona agent-2.
+    weights likeCount 3, commentCount 1:
+      run  (0.9 x 3 + 0.8 x 1) / 4 = 3.5 / 4 = 0.875 -> close
+      p-a  likeCount 18 vs 20: |2| / 20 = 0.1 -> 0.9; commentCount 8 vs 8 -> 1
+           (0.9 x 3 + 1 x 1) / 4 = 3.7 / 4 = 0.925 -> very_similar
+      p-ghost commentCount 0 vs 2: 1 - 2/2 = 0 -> large_gap
+    """
+    run_dir = tmp_path / "elsewhere" / "run-77"
+    worked_run(run_dir, persona="p-a")
+    with (run_dir / "agent-2" / "actions.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write('{"action": {"type": "act", "status": "ok"}, "result": {"liked": tru\n')
+    expected = write_json(tmp_path / "expected.json", {
+        "expected": {"likeCount": 30, "commentCount": 10},
+        "perPersona": {"p-a": {"likeCount": 20, "commentCount": 8}, "p-ghost": {"commentCount": 2}},
+        "weights": {"likeCount": 3, "commentCount": 1},
+    })
+    output = tmp_path / "out" / "result.json"
+    code = cli.main(["evaluate", "--expected", str(expected), "--run-dir", str(run_dir),
+                     "--output", str(output), "--print-json", "--evaluation-id", "example-eval"])
+    captured = capsys.readouterr()
+    # the result is still written; the rejected line makes the exit code 3
+    assert code == cli.EXIT_REJECTED
+    assert "agent-2/actions.jsonl:11: invalid_json" in captured.err
+    printed = json.loads(captured.out)  # stdout is the JSON and nothing else
+    assert printed == json.loads(output.read_text(encoding="utf-8"))
+    assert schemas.result_problem(printed) is None
+    assert printed["evaluationId"] == "example-eval"
+    assert printed["runId"] == "run-77"
+    assert printed["lines"]["rejected"] == 1
+    assert printed["metrics"]["overallSimilarity"] == 0.875
+    assert printed["metrics"]["likeCount"]["weight"] == 3
+    assert printed["interpretation"]["band"] == "close"
+    personas = printed["perPersona"]
+    assert sorted(personas) == ["agent-2", "p-a", "p-ghost"]
+    assert personas["p-a"]["metrics"]["likeCount"]["similarity"] == 0.9
+    assert personas["p-a"]["metrics"]["commentCount"]["similarity"] == 1
+    assert personas["p-a"]["metrics"]["overallSimilarity"] == 0.925
+    assert personas["p-a"]["interpretation"]["band"] == "very_similar"
+    ghost = personas["p-ghost"]
+    assert (ghost["inLogs"], ghost["inExpected"]) == (False, True)
+    assert ghost["actual"]["totalActs"] == 0
+    assert ghost["metrics"]["commentCount"] == {"expected": 2, "actual": 0, "absError": 2,
+                                                "relativeError": 1, "similarity": 0, "weight": 1}
+    assert ghost["interpretation"]["band"] == "large_gap"
+    assert personas["agent-2"]["metrics"] is None and personas["agent-2"]["inExpected"] is False
+
+
+def test_a_run_whose_lines_are_all_unusable_is_empty(tmp_path, capsys):
+    run_dir = tmp_path / "run-broken"
+    write_agent(run_dir, "agent-1", ['{"action": ', "not json at all"])
+    expected = write_json(tmp_path / "expected.json", WORKED_EXPECTED)
+    code = cli.main(["evaluate", "--expected", str(expected), "--run-dir", str(run_dir),
+                     "--results-dir", str(tmp_path / "results")])
+    err = capsys.readouterr().err
+    assert code == cli.EXIT_REJECTED
+    assert "empty run: no usable action line" in err
+    assert "agent-1/actions.jsonl:2: invalid_json" in err
+    assert not (tmp_path / "results").exists()
+
+
+# ---------------------------------------------------------------------------
+# Input errors (no dbt)
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def one_run(tmp_path) -> Path:
+    run_dir = tmp_path / "outputs" / "run-1"
+    write_agent(run_dir, "agent-1", [act(True, False)])
+    return run_dir
+
+
+def run_cli(capsys, *args: str) -> tuple[int, str]:
+    code = cli.main(["evaluate", *args])
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        ({"expected": {}}, "no metric in 'expected'"),
+        ({"perPersona": {"p": {"likeCount": 1}}}, "no metric in 'expected'"),
+        ({"expected": {"likeRate": 1.5}}, "at $.expected.likeRate: 1.5 is greater than the maximum of 1"),
+        ({"expected": {"likeCount": -1}}, "at $.expected.likeCount: -1 is less than the minimum of 0"),
+        ({"expected": {"likeCount": 3, "shareCount": 1}}, "'shareCount' was unexpected"),
+        ({"expected": {"likeCount": 3}, "weights": {"likeCount": "high"}}, "at $.weights.likeCount"),
+        ({"expected": {"likeCount": 3}, "perPersona": {"p": {}}}, "at $.perPersona.p"),
+    ],
+)
+def test_expected_file_invalid_against_the_schema(tmp_path, capsys, one_run, document, message):
+    expected = write_json(tmp_path / "expected.json", document)
+    code, err = run_cli(capsys, "--expected", str(expected), "--run-dir", str(one_run))
+    assert code == cli.EXIT_REJECTED
+    assert f"expected file {expected}" in err and message in err
+
+
+def test_expected_file_missing_or_not_json(tmp_path, capsys, one_run):
+    code, err = run_cli(capsys, "--expected", str(tmp_path / "nope.json"), "--run-dir", str(one_run))
+    assert code == cli.EXIT_USAGE and "nope.json does not exist" in err
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    code, err = run_cli(capsys, "--expected", str(bad), "--run-dir", str(one_run))
+    assert code == cli.EXIT_REJECTED and "is not valid JSON" in err
+
+
+def test_no_run_folder_found(tmp_path, capsys):
+    expected = write_json(tmp_path / "expected.json", WORKED_EXPECTED)
+    code, err = run_cli(capsys, "--expected", str(expected), "--outputs-dir", str(tmp_path / "missing"))
+    assert code == cli.EXIT_USAGE and "no run folder found" in err
+    (tmp_path / "empty").mkdir()
+    code, err = run_cli(capsys, "--expected", str(expected), "--outputs-dir", str(tmp_path / "empty"))
+    assert code == cli.EXIT_USAGE and "no run folder found under" in err
+    code, err = run_cli(capsys, "--expected", str(expected), "--outputs-dir", str(tmp_path / "empty"),
+                        "--run-id", "run-9")
+    assert code == cli.EXIT_USAGE and f"{tmp_path / 'empty' / 'run-9'} does not exist" in err
+    code, err = run_cli(capsys, "--expected", str(expected), "--run-dir", str(tmp_path / "nowhere"))
+    assert code == cli.EXIT_USAGE and "is not a folder" in err
+
+
+def test_simulation_file_without_run_id(tmp_path, capsys, one_run):
+    expected = write_json(tmp_path / "expected.json", WORKED_EXPECTED)
+    outputs = str(one_run.parent)
+    for document in ({"simulationId": "sim-1"}, {"runId": ""}, {"runId": 7}, ["run-1"]):
+        sim = write_json(tmp_path / "sim.json", document)
+        code, err = run_cli(capsys, "--expected", str(expected), "--outputs-dir", outputs,
+                            "--simulation-file", str(sim))
+        assert code == cli.EXIT_REJECTED, document
+        assert f"simulation file {sim} has no runId" in err
+    code, err = run_cli(capsys, "--expected", str(expected), "--outputs-dir", outputs,
+                        "--simulation-file", str(tmp_path / "absent.json"))
+    assert code == cli.EXIT_USAGE and "absent.json does not exist" in err
+
+
+def test_empty_run_folder(tmp_path, capsys):
+    expected = write_json(tmp_path / "expected.json", WORKED_EXPECTED)
+    run_dir = tmp_path / "run-empty"
+    run_dir.mkdir()
+    code, err = run_cli(capsys, "--expected", str(expected), "--run-dir", str(run_dir))
+    assert code == cli.EXIT_REJECTED and "empty run: no <agentId>/actions.jsonl" in err
+    # actions.jsonl directly in the run folder: said so
+    (run_dir / "actions.jsonl").write_text(act(True, True) + "\n", encoding="utf-8")
+    code, err = run_cli(capsys, "--expected", str(expected), "--run-dir", str(run_dir))
+    assert code == cli.EXIT_REJECTED and "must sit in an <agentId>/ folder" in err
+
+
+def test_run_options_are_mutually_exclusive(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["evaluate", "--expected", "e.json", "--run-id", "a", "--run-dir", "b"])
+    assert exited.value.code == cli.EXIT_USAGE
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------
+# Which run: explicit options win over the newest folder
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def outputs(tmp_path) -> Path:
+    """run-a (old), run-b (newest), and a hidden folder (never a run)."""
+    root = tmp_path / "outputs"
+    for name in ("run-a", "run-b"):
+        write_agent(root / name, "agent-1", [act(True, False)])
+    age(root / "run-a", 3600)
+    (root / ".cache").mkdir()
+    return root
+
+
+def test_newest_run_folder_when_no_option(outputs):
+    assert evaluate.resolve_run_dir(outputs) == outputs / "run-b"
+
+
+def test_newest_means_latest_activity_inside_the_folder(outputs):
+    # run-a's folder is old, but an agent wrote to its actions.jsonl just now
+    actions = outputs / "run-a" / "agent-1" / "actions.jsonl"
+    newer = os.path.getmtime(outputs / "run-b") + 60
+    os.utime(actions, (newer, newer))
+    assert evaluate.resolve_run_dir(outputs) == outputs / "run-a"
+
+
+def test_newest_ties_break_by_name(outputs):
+    stamp = os.path.getmtime(outputs / "run-b")
+    for path in [*(outputs / "run-a").rglob("*"), outputs / "run-a"]:
+        os.utime(path, (stamp, stamp))
+    for path in [*(outputs / "run-b").rglob("*"), outputs / "run-b"]:
+        os.utime(path, (stamp, stamp))
+    assert evaluate.resolve_run_dir(outputs) == outputs / "run-b"
+
+
+def test_explicit_options_win_over_the_newest_folder(tmp_path, outputs):
+    assert evaluate.resolve_run_dir(outputs, run_id="run-a") == outputs / "run-a"
+    other = tmp_path / "other" / "run-x"
+    other.mkdir(parents=True)
+    assert evaluate.resolve_run_dir(outputs, run_dir=str(other)) == other
+    sim = write_json(tmp_path / "shared" / "simulation" / "sim-1.json", {"simulationId": "sim-1", "runId": "run-a"})
+    assert evaluate.resolve_run_dir(outputs, simulation_file=str(sim)) == outputs / "run-a"
+    with pytest.raises(evaluate.EvaluateError) as err:
+        evaluate.resolve_run_dir(outputs, run_id="run-a", run_dir=str(other))
+    assert err.value.exit_code == cli.EXIT_USAGE
+
+
+def test_default_folders_hang_from_the_project_holding_agent_outputs(tmp_path, monkeypatch):
+    monkeypatch.delenv("AGENT_EVAL_OUTPUTS", raising=False)
+    monkeypatch.delenv("AGENT_EVAL_RESULTS", raising=False)
+    # no agent/outputs anywhere up: relative to the working directory
+    monkeypatch.chdir(tmp_path)
+    assert evaluate.default_dir("AGENT_EVAL_OUTPUTS", evaluate.DEFAULT_OUTPUTS) == tmp_path / "agent" / "outputs"
+    # from the project root and from agent/ (the source's `cd agent`), the same folders
+    (tmp_path / "agent" / "outputs").mkdir(parents=True)
+    for where in (tmp_path, tmp_path / "agent", tmp_path / "agent" / "outputs"):
+        monkeypatch.chdir(where)
+        assert evaluate.default_dir("AGENT_EVAL_OUTPUTS", evaluate.DEFAULT_OUTPUTS) == tmp_path / "agent" / "outputs"
+        assert (evaluate.default_dir("AGENT_EVAL_RESULTS", evaluate.DEFAULT_RESULTS)
+                == tmp_path / "shared" / "evaluation" / "results")
+    # environment variables win (relative to the working directory)
+    monkeypatch.setenv("AGENT_EVAL_OUTPUTS", "runs")
+    monkeypatch.setenv("AGENT_EVAL_RESULTS", "/tmp/results-here")
+    assert evaluate.default_dir("AGENT_EVAL_OUTPUTS", evaluate.DEFAULT_OUTPUTS) == Path.cwd() / "runs"
+    assert evaluate.default_dir("AGENT_EVAL_RESULTS", evaluate.DEFAULT_RESULTS) == Path("/tmp/results-here")

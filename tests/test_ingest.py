@@ -1,0 +1,161 @@
+"""The loader on its own: encodings, CSV records and line numbers, the manifest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_eval import ingest
+from agent_eval.ingest import KINDS_BY_NAME, Observation, RejectedFile
+
+RESUME = KINDS_BY_NAME["resume_agent"]
+HEADER = ",".join(ingest.RESUME_AGENT_COLUMNS)
+
+
+def row(*values: str) -> str:
+    cells = list(values) + [""] * (14 - len(values))
+    return ",".join(cells)
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        ("질의".encode("utf-8"), "utf-8"),
+        ("질의".encode("utf-8-sig"), "utf-8-sig"),
+        ("질의".encode("cp949"), "cp949"),
+        ("질의".encode("euc-kr"), "cp949"),
+        ("질의".encode("utf-16"), "utf-16"),
+        (b"plain ascii", "utf-8"),
+    ],
+)
+def test_detect_encoding(data, expected):
+    assert ingest.detect_encoding(data) == expected
+
+
+def test_undecodable_bytes_are_rejected_with_the_offset():
+    with pytest.raises(RejectedFile, match=r"undecodable.*offset 3"):
+        ingest.detect_encoding(b"abc\xff\xfe\xfd")
+
+
+def test_csv_records_keep_physical_start_lines_across_multiline_cells():
+    text = "\n".join(
+        [HEADER, row("r", "i1", "q1"), 'r,i2,q2,1,"첫 줄\n둘째 줄\n셋째 줄",' + ",".join([""] * 9), "", row("r", "i3", "q3")]
+    ) + "\n"
+    records = list(ingest.read_records(text, RESUME))
+    assert [(r.line_number, r.values["Item ID"]) for r in records] == [(2, "i1"), (3, "i2"), (7, "i3")]
+    assert records[1].values["질의"] == "첫 줄\n둘째 줄\n셋째 줄"
+
+
+def test_ragged_and_malformed_records_are_kept_with_reason_and_raw_text():
+    text = "\n".join([HEADER, "a,b,c", row("r", "i2", "q2"), 'x,"unclosed"y' + ",z" * 12]) + "\n"
+    records = list(ingest.read_records(text, RESUME))
+    assert [(r.line_number, r.reject_reason) for r in records] == [
+        (2, "ragged_row: expected 14 fields, got 3"),
+        (3, None),
+        (4, "malformed_csv: ',' expected after '\"'"),
+    ]
+    assert records[0].raw_text == "a,b,c\n"
+    assert records[2].raw_text.startswith('x,"unclosed"y')
+    assert ingest.count_records(text, RESUME) == 3
+
+
+def test_header_problems_reject_the_file():
+    with pytest.raises(RejectedFile, match=r"missing required column\(s\): LLM 점수, Raw JSON"):
+        list(ingest.read_records(HEADER.replace(",LLM 점수", "").replace(",Raw JSON", "") + "\n", RESUME))
+    with pytest.raises(RejectedFile, match=r"duplicated column\(s\) in header: Track"):
+        list(ingest.read_records(HEADER + ",Track\n", RESUME))
+    with pytest.raises(RejectedFile, match="empty file"):
+        list(ingest.read_records("", RESUME))
+
+
+def test_extra_columns_and_header_whitespace_are_accepted():
+    text = HEADER.replace("Track", " Track ") + ",비고\n" + row("r", "i", "q", "1") + ",메모\n"
+    (record,) = ingest.read_records(text, RESUME)
+    assert record.values["Track"] == "1"
+    assert record.values["비고"] == "메모"
+
+
+def _write(root: Path, relative: str, data: bytes) -> None:
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def test_manifest_statuses_and_no_op_rerun(tmp_path):
+    good = (HEADER + "\n" + row("r", "i", "q", "1") + "\n").encode()
+    _write(tmp_path, "2026-11-01/resume_agent_a.csv", good)
+    _write(tmp_path, "2026-11-01/resume_agent_b.csv", good)  # same bytes
+    _write(tmp_path, "2026-11-01/resume_agent_c.csv", b"Run ID\nx\n")
+    _write(tmp_path, "2026-11-01/readme.txt", b"hello")
+    _write(tmp_path, "latest/resume_agent_d.csv", good + b"\n")
+    first = ingest.manifest_rows(tmp_path)
+    assert [(r["source_file"], r["status"], r["duplicate_of"], r["n_data_records"]) for r in first] == [
+        ("2026-11-01/readme.txt", "ignored", None, None),
+        ("2026-11-01/resume_agent_a.csv", "loaded", None, 1),
+        ("2026-11-01/resume_agent_b.csv", "repeat", "2026-11-01/resume_agent_a.csv", None),
+        ("2026-11-01/resume_agent_c.csv", "rejected", None, None),
+        ("latest/resume_agent_d.csv", "rejected", None, None),
+    ]
+    assert [r["observation_seq"] for r in first] == [1, 2, 3, 4, 5]
+    history = [Observation(r["source_file"], r["sha256"], r["status"], r["observation_seq"]) for r in first]
+    assert ingest.manifest_rows(tmp_path, history) == []
+
+    _write(tmp_path, "2026-11-01/resume_agent_a.csv", good + (row("r", "i2", "q2", "2") + "\n").encode())
+    (changed,) = ingest.manifest_rows(tmp_path, history)
+    assert (changed["status"], changed["n_data_records"], changed["observation_seq"]) == ("loaded", 2, 6)
+    history.append(Observation(changed["source_file"], changed["sha256"], changed["status"], 6))
+    _write(tmp_path, "2026-11-01/resume_agent_a.csv", good)
+    (restored,) = ingest.manifest_rows(tmp_path, history)
+    assert (restored["status"], restored["duplicate_of"]) == ("restored", "2026-11-01/resume_agent_a.csv")
+
+
+def test_manifest_requires_the_drops_folder(tmp_path):
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        ingest.manifest_rows(tmp_path / "missing")
+
+
+def test_rows_table_has_one_row_per_record(tmp_path):
+    text = HEADER + "\n" + row("r", "i1", "q1", "1") + "\nbad,row\n"
+    _write(tmp_path, "2026-11-01/resume_agent_a.csv", text.encode("cp949"))
+    (obs,) = ingest.manifest_rows(tmp_path)
+    table = ingest.rows_table(
+        "resume_agent",
+        tmp_path,
+        [ingest.PendingFile(obs["source_file"], obs["sha256"], obs["encoding"], obs["loaded_at"])],
+    )
+    assert table.num_rows == 2
+    assert table.column("line_number").to_pylist() == [2, 3]
+    assert table.column("reject_reason").to_pylist() == [None, "ragged_row: expected 14 fields, got 2"]
+    assert table.column("Item ID").to_pylist() == ["i1", None]
+
+
+def test_unchanged_files_are_not_read_again(tmp_path, monkeypatch):
+    """Same size and modification time as last observed: not hashed again
+    (a nightly build does not reread history); any change is seen."""
+    good = (HEADER + "\n" + row("r", "i", "q", "1") + "\n").encode()
+    _write(tmp_path, "2026-11-01/resume_agent_a.csv", good)
+    (first,) = ingest.manifest_rows(tmp_path)
+    history = [Observation(first["source_file"], first["sha256"], first["status"], 1,
+                           first["size_bytes"], first["modified_at"])]
+    read: list[Path] = []
+    real_scan = ingest.csv_load.scan_file
+    monkeypatch.setattr(ingest.csv_load, "scan_file", lambda p: read.append(p) or real_scan(p))
+    assert ingest.manifest_rows(tmp_path, history) == []
+    assert read == []
+    path = tmp_path / "2026-11-01" / "resume_agent_a.csv"
+    path.write_bytes(good.replace(b"q,1", b"q,2"))  # same size, new time
+    (changed,) = ingest.manifest_rows(tmp_path, history)
+    assert read == [path] and changed["status"] == "loaded"
+
+
+def test_manifest_counts_csv_records_and_picks_the_parser(tmp_path):
+    multi = HEADER + "\n" + row("r", "i1", "q1", "1") + '\nr,i2,q2,1,"두\n줄"' + "," * 9 + "\n"
+    _write(tmp_path, "2026-11-01/resume_agent_multi.csv", multi.encode())
+    _write(tmp_path, "2026-11-01/resume_agent_ragged.csv", (HEADER + "\na,b\n").encode())
+    rows = {r["file_name"]: r for r in ingest.manifest_rows(tmp_path)}
+    multi_obs, ragged = rows["resume_agent_multi.csv"], rows["resume_agent_ragged.csv"]
+    # header + 2 records, the second on 2 lines: 4 physical lines
+    assert (multi_obs["loader"], multi_obs["n_data_records"], multi_obs["n_lines"]) == ("duckdb", 2, 4)
+    assert (ragged["loader"], ragged["n_data_records"]) == ("python", 1)
+    assert ragged["loader_note"].startswith("duckdb: ")

@@ -1,0 +1,160 @@
+"""The project as a user meets it: the bundled sample drops built with every
+dbt test (unit tests included), the docs catalogue, the sample generator."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent_eval import cli, runner, samples
+from conftest import PROJECT_DIR, Warehouse
+
+SAMPLE_DROPS = PROJECT_DIR / "data" / "drops"
+
+
+@pytest.fixture(scope="module")
+def sample_build(tmp_path_factory) -> Warehouse:
+    wh = Warehouse(tmp_path_factory.mktemp("sample"))
+    wh.paths = wh.paths.__class__(
+        project_dir=wh.paths.project_dir,
+        db_path=wh.paths.db_path,
+        drops_dir=SAMPLE_DROPS,
+        reports_dir=wh.paths.reports_dir,
+        dbt_work_dir=wh.paths.dbt_work_dir,
+    )
+    code = cli.cmd_build(wh.paths, skip_unit_tests=False, reports=True)
+    assert code == cli.EXIT_REJECTED  # the sample's deliberate bad input
+    return wh
+
+
+def test_sample_build_runs_unit_tests_and_reports_every_set(sample_build):
+    run_results = json.loads((sample_build.paths.dbt_work_dir / "target" / "run_results.json").read_text())
+    unit = [r for r in run_results["results"] if r["unique_id"].startswith("unit_test.")]
+    assert len(unit) >= 7
+    assert {r["status"] for r in run_results["results"]
+            if not r["unique_id"].startswith("exposure.")} <= {"success", "pass"}
+    sets = [r[0] for r in sample_build.query("select set_id from marts.resume_set_scores order by 1")]
+    assert sets == [
+        "2026-11-01/resume_agent_excel_export.csv",
+        "2026-11-01/resume_agent_nightly.csv",
+        "2026-11-02/resume_agent_nightly.csv",
+    ]
+    for set_id in sets:
+        assert (sample_build.paths.reports_dir / "resume_agent" / Path(set_id).with_suffix(".md")).is_file()
+    recruit_sets = [r[0] for r in sample_build.query("select set_id from marts.recruit_set_scores order by 1")]
+    assert recruit_sets == [
+        "2026-11-01/recruit_agent_nightly.jsonl",
+        "2026-11-02/recruit_agent_nightly.jsonl",
+    ]
+    for set_id in recruit_sets:
+        assert (sample_build.paths.reports_dir / "recruit_agent" / Path(set_id).with_suffix(".md")).is_file()
+
+
+def test_sample_rejections_are_the_deliberate_ones(sample_build):
+    assert sample_build.query("select source_file, status from ops.load_log where status <> 'loaded' order by 1") == [
+        ("2026-11-02/engagement/sim-20261102-02/expected.json", "rejected"),
+        ("2026-11-02/resume_agent_broken_export.csv", "rejected"),
+        ("2026-11-02/resume_agent_excel_export_copy.csv", "repeat"),
+        ("2026-11-02/summary_broken_export.json", "rejected"),
+    ]
+    reasons = sample_build.query(
+        "select distinct reason, reason_detail from ops.rejected_rows where is_current order by 2"
+    )
+    assert reasons == [
+        ("invalid_json", "invalid_json: Expecting value at column 128"),
+        ("invalid_json", "invalid_json: Unterminated string starting at at column 78"),
+        ("invalid_result", "invalid_result: result.liked is not true/false (좋아요)"),
+        ("invalid_track", "invalid_track: Track 'Track 4' is not a track in seed resume_track_rubrics"),
+        ("invalid_track", "invalid_track: Track '기타' is not a track in seed resume_track_rubrics"),
+        ("missing_item_id", "missing_item_id: itemId is null or blank"),
+        ("missing_required_field", "missing_required_field: raw"),
+    ]
+    # the recruit sample's three bad lines are the last three of its first night
+    assert sample_build.query(
+        "select line_number, reason from ops.rejected_rows where kind = 'recruit_agent' order by 1"
+    ) == [(32, "invalid_json"), (33, "missing_required_field"), (34, "missing_item_id")]
+    assert sample_build.query("select distinct encoding from ops.load_log where status = 'loaded' order by 1") == [
+        ("cp949",), ("utf-8",), ("utf-8-sig",),
+    ]
+
+
+def test_sample_engagement_runs_and_reports(sample_build):
+    runs = sample_build.query(
+        "select set_id, evaluation_state, interpretation_band is not null"
+        " from marts.engagement_run_scores order by 1"
+    )
+    assert runs == [
+        ("2026-11-01/engagement/sim-20261101-01", "evaluated", True),
+        ("2026-11-02/engagement/sim-20261102-01", "evaluated", True),
+        ("2026-11-02/engagement/sim-20261102-02", "no_expected", False),
+    ]
+    # the sample covers ignored lines and a persona expected but absent from the logs
+    (n_not_act, n_not_ok) = sample_build.query(
+        "select sum(n_not_act), sum(n_not_ok) from marts.engagement_run_scores"
+    )[0]
+    assert n_not_act > 0 and n_not_ok > 0
+    assert sample_build.query(
+        "select persona from marts.engagement_persona_scores where not in_logs"
+    ) == [("p-50s-golf",)]
+    for set_id in [r[0] for r in runs]:
+        date, _, run_id = set_id.split("/")
+        assert (sample_build.paths.reports_dir / "engagement" / date / f"{run_id}.md").is_file()
+
+
+def test_docs_generate(sample_build):
+    runner.run_dbt(sample_build.paths, ["docs", "generate", "--project-dir", str(PROJECT_DIR)], quiet=True)
+    catalog = json.loads((sample_build.paths.dbt_work_dir / "target" / "catalog.json").read_text())
+    nodes = catalog["nodes"]
+    assert "model.agent_eval.resume_set_scores" in nodes
+    manifest = json.loads((sample_build.paths.dbt_work_dir / "target" / "manifest.json").read_text())
+    # every model, and every column it really has (per the catalogue), is described
+    for unique_id, node in manifest["nodes"].items():
+        if node["resource_type"] != "model":
+            continue
+        assert node["description"].strip(), unique_id
+        documented = {name.lower(): col["description"] for name, col in node["columns"].items()}
+        for name in nodes[unique_id]["columns"]:
+            assert documented.get(name.lower(), "").strip(), f"{unique_id}.{name} is not documented"
+
+
+def test_sample_generator_is_deterministic_and_matches_the_bundled_sample(tmp_path):
+    written = samples.write_sample_drops(tmp_path)
+    assert written
+    for path in written:
+        relative = path.relative_to(tmp_path)
+        assert path.read_bytes() == (SAMPLE_DROPS / relative).read_bytes(), relative
+    bundled = sorted(p.relative_to(SAMPLE_DROPS) for p in SAMPLE_DROPS.rglob("*") if p.is_file())
+    assert bundled == sorted(p.relative_to(tmp_path) for p in written)
+
+
+def test_sample_covers_every_encoding_and_case():
+    raw = (SAMPLE_DROPS / "2026-11-01" / "resume_agent_excel_export.csv").read_bytes()
+    with pytest.raises(UnicodeDecodeError):
+        raw.decode("utf-8")
+    assert (SAMPLE_DROPS / "2026-11-02" / "resume_agent_nightly.csv").read_bytes().startswith(b"\xef\xbb\xbf")
+    text = (SAMPLE_DROPS / "2026-11-01" / "resume_agent_nightly.csv").read_text(encoding="utf-8")
+    for marker in ("S-MULTILINE", "S-BADJSON", "S-BLANKJSON", "S-BADTRACK", "S-DUP", "S-LLM"):
+        assert marker in text
+    recruit = (SAMPLE_DROPS / "2026-11-01" / "recruit_agent_nightly.jsonl").read_text(encoding="utf-8")
+    for marker in ("S-ONCE", "S-BADRAW", "S-BADCHECK", "S-CLASS", "S-BROKEN", "S-NORAW", "S-NOID",
+                   "accuracyChecks", "@check", "latency_ms", "MULTI"):
+        assert marker in recruit
+    assert (SAMPLE_DROPS / "2026-11-02" / "recruit_agent_nightly.jsonl").read_bytes().startswith(b"\xef\xbb\xbf")
+
+
+def test_report_set_option_renders_only_the_named_sets_of_any_agent(sample_build, tmp_path, capsys):
+    resume = "2026-11-01/resume_agent_nightly.csv"
+    recruit = "2026-11-02/recruit_agent_nightly.jsonl"
+    run = "2026-11-01/engagement/sim-20261101-01"
+    common = ["--db", str(sample_build.paths.db_path), "--reports", str(tmp_path)]
+    assert cli.main(["report", *common, "--set", resume, "--set", recruit, "--set", run]) == cli.EXIT_OK
+    written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.md"))
+    assert written == [
+        "engagement/2026-11-01/sim-20261101-01.md",
+        "recruit_agent/2026-11-02/recruit_agent_nightly.md",
+        "resume_agent/2026-11-01/resume_agent_nightly.md",
+    ]
+    assert cli.main(["report", *common, "--set", resume, "--set", "2026-11-01/nope.csv"]) == cli.EXIT_USAGE
+    assert "no set '2026-11-01/nope.csv'" in capsys.readouterr().err

@@ -1,0 +1,520 @@
+"""Serving analysts and BI tools (issue 7): the published DuckDB file and
+Parquet, read by real reader processes, DuckDB 1.4, SQLAlchemy and polars;
+the contract every public mart is held to. Generic: every check walks the
+dbt manifest or the published file, so a new mart is covered with no edit.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+import pytest
+
+from agent_eval import publish, report
+from agent_eval.cli import EXIT_FAILED, EXIT_REJECTED
+from agent_eval.project import Paths
+from conftest import FIXTURES, PROJECT_DIR, Warehouse
+
+BASIC = "2026-11-01/resume_agent_basic.csv"
+NIGHT2 = "2026-11-02/resume_agent_basic.csv"
+NIGHT3 = "2026-11-03/resume_agent_basic.csv"
+
+
+# --------------------------------------------------------------- helpers
+
+
+def run_python(code: str, *args: str, python: str | Path = sys.executable) -> Any:
+    """Run `code` in a separate process; it prints one JSON document."""
+    done = subprocess.run(
+        [str(python), "-c", textwrap.dedent(code), *args],
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def published_counts(db_path: Path) -> dict[str, int]:
+    """ops.published_tables of a published file: 'schema.table' -> rows."""
+    with duckdb.connect(str(db_path), read_only=True) as con:
+        rows = con.execute("select schema_name, table_name, n_rows from ops.published_tables").fetchall()
+    return {f"{s}.{t}": n for s, t, n in rows}
+
+
+def manifest_of(wh: Warehouse) -> dict[str, Any]:
+    return json.loads((wh.paths.target_dir / "manifest.json").read_text(encoding="utf-8"))
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# A reader's view of one published file: every table's rows counted against
+# ops.published_tables (a partial file would disagree), every row read, and
+# which sets it holds.
+SNAPSHOT = """
+def snapshot(con):
+    tables = con.execute(
+        "select schema_name, table_name, n_rows, published_at::varchar "
+        "from ops.published_tables order by 1, 2").fetchall()
+    bad = []
+    for schema, table, n_rows, _ in tables:
+        rows = con.execute(f'select * from "{schema}"."{table}"').fetchall()
+        if len(rows) != n_rows:
+            bad.append(f"{schema}.{table}: {len(rows)} rows, published {n_rows}")
+    sets = [r[0] for r in con.execute("select set_id from marts.resume_set_scores order by 1").fetchall()]
+    item_sets = [r[0] for r in con.execute(
+        "select distinct set_id from marts.resume_item_scores order by 1").fetchall()]
+    if sets != item_sets:
+        bad.append(f"sets {sets} != item sets {item_sets}")
+    return {"published_at": tables[0][3], "sets": sets, "bad": bad, "n_tables": len(tables)}
+"""
+
+
+class HeldReader:
+    """A separate process holding one read-only connection to the published
+    file open (like a dashboard); each `snapshot()` re-reads through it."""
+
+    CODE = SNAPSHOT + """
+import duckdb, json, sys
+con = duckdb.connect(sys.argv[1], read_only=True)
+for line in sys.stdin:
+    print(json.dumps(snapshot(con)), flush=True)
+"""
+
+    def __init__(self, db_path: Path) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", self.CODE, str(db_path)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        self.first = self.snapshot()
+
+    def snapshot(self) -> dict[str, Any]:
+        assert self.proc.stdin and self.proc.stdout
+        self.proc.stdin.write("snapshot\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        assert line, f"reader died: {self.proc.stderr.read() if self.proc.stderr else ''}"
+        return json.loads(line)
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+        assert self.proc.returncode == 0
+
+
+class LoopingReader:
+    """A separate process that, until told to stop, keeps opening the
+    published file (new connection each time, like a BI tool reconnecting)
+    and the Parquet folders, and records every error or inconsistency."""
+
+    CODE = SNAPSHOT + """
+import duckdb, json, os, sys, time
+db, parquet, stop, ready = sys.argv[1:5]
+seen, errors, n = [], [], 0
+while True:
+    last = os.path.exists(stop)
+    n += 1
+    try:
+        with duckdb.connect(db, read_only=True) as con:
+            snap = snapshot(con)
+        errors += snap["bad"]
+        if not seen or seen[-1]["published_at"] != snap["published_at"]:
+            seen.append(snap)
+        # Parquet: resolve the link once, then every table from that version
+        root = os.path.realpath(parquet)
+        con = duckdb.connect()
+        counts = con.execute(
+            "select schema_name, table_name, n_rows from "
+            f"read_parquet('{root}/published_tables/*.parquet')").fetchall()
+        for schema, table, n_rows in counts:
+            got = con.execute(f"select count(*) from read_parquet('{root}/{table}/*.parquet')").fetchone()[0]
+            if got != n_rows:
+                errors.append(f"parquet {table}: {got} rows, published {n_rows}")
+        # and through the link itself, as a tool given the path would
+        con.execute(f"select * from read_parquet('{parquet}/resume_set_scores/*.parquet')").fetchall()
+        con.close()
+    except Exception as err:
+        errors.append(repr(err))
+    if n == 1:
+        open(ready, "w").close()
+    if last:
+        break
+    time.sleep(0.5)  # a gentle reader: the build shares the CPU
+print(json.dumps({"seen": seen, "errors": errors, "iterations": n}))
+"""
+
+    def __init__(self, db_path: Path, parquet_dir: Path, work_dir: Path) -> None:
+        self.stop_file = work_dir / "stop"
+        ready = work_dir / "ready"
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", self.CODE, str(db_path), str(parquet_dir), str(self.stop_file), str(ready)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        deadline = time.monotonic() + 120
+        while not ready.exists():  # its first look is at the file before the build
+            assert self.proc.poll() is None and time.monotonic() < deadline, "looping reader did not start"
+            time.sleep(0.1)
+
+    def stop(self) -> dict[str, Any]:
+        self.stop_file.touch()
+        out, err = self.proc.communicate(timeout=120)
+        assert self.proc.returncode == 0, err[-3000:]
+        return json.loads(out.strip().splitlines()[-1])
+
+
+def sets_seen_by_a_new_process(db_path: Path) -> list[str]:
+    return run_python(
+        """
+        import duckdb, json, sys
+        with duckdb.connect(sys.argv[1], read_only=True) as con:
+            print(json.dumps([r[0] for r in con.sql("select set_id from marts.resume_set_scores order by 1").fetchall()]))
+        """,
+        str(db_path),
+    )
+
+
+# ------------------------------------------------- readers during builds
+
+
+def test_readers_hold_the_published_file_through_a_build_and_a_failed_build(warehouse, capsys):
+    wh = warehouse
+    paths = wh.paths
+    wh.add_fixture("basic")
+    assert wh.build() == EXIT_REJECTED  # basic holds deliberate bad rows
+    assert sets_seen_by_a_new_process(paths.published_db) == [BASIC]
+
+    held = HeldReader(paths.published_db)
+    assert held.first["sets"] == [BASIC] and held.first["bad"] == []
+    looping = LoopingReader(paths.published_db, paths.published_parquet, wh.root)
+
+    # night 2 is built and published while both readers use the file
+    wh.add_fixture("night2")
+    capsys.readouterr()
+    assert wh.build() == EXIT_REJECTED  # basic holds deliberate bad rows
+    # the operator's summary. night2: one file, 4 records, all valid (QA, QB
+    # x rounds 1/1, 2/1). basic (16 records, see test_resume_end_to_end.py):
+    # 14 scored + 2 rejected, still current. In the warehouse: 14 + 4 = 18.
+    out = capsys.readouterr().out.split("== summary ==")[1]
+    assert "files this run: 1 loaded, 0 skipped as repeat, 0 restored, 0 rejected, 0 ignored" in out
+    assert "rows this run: 4 loaded, 0 rejected" in out
+    assert "sets built this run: 1; in the warehouse: 2 sets, 18 rows scored" in out
+    assert "REJECTED ROWS in current sets: 2" in out
+    assert f"published: {paths.published_db} (" in out
+    assert f"parquet:   {paths.published_parquet}/<table>/data.parquet" in out
+    during = held.snapshot()
+    assert during == held.first  # the open reader keeps its complete old snapshot
+    assert sets_seen_by_a_new_process(paths.published_db) == [BASIC, NIGHT2]
+
+    # a failing build (a data test fails: rows went missing from a mart)
+    # publishes nothing, while a second reader also holds the new file
+    held2 = HeldReader(paths.published_db)
+    assert held2.first["sets"] == [BASIC, NIGHT2] and held2.first["bad"] == []
+    before = (sha256(paths.published_db), os.readlink(paths.published_parquet))
+    with duckdb.connect(str(paths.db_path)) as con:
+        con.execute("delete from marts.resume_item_scores where set_id = ? and line_number = 2", [NIGHT2])
+    night3 = wh.drops / NIGHT3
+    night3.parent.mkdir()
+    shutil.copy(wh.drops / BASIC, night3)
+    assert wh.build() == EXIT_FAILED
+    captured = capsys.readouterr()
+    assert f"published: nothing; {paths.published_db} is unchanged" in captured.out
+    assert "agent-eval: FAILED (exit 1): dbt build" in captured.err
+    assert (sha256(paths.published_db), os.readlink(paths.published_parquet)) == before
+    assert [p.name for p in paths.publish_dir.iterdir() if ".tmp" in p.name or ".link" in p.name] == []
+    assert held.snapshot() == held.first
+    assert held2.snapshot() == held2.first
+    held.close()
+    held2.close()
+    assert sets_seen_by_a_new_process(paths.published_db) == [BASIC, NIGHT2]
+
+    result = looping.stop()
+    assert result["errors"] == []
+    # it saw night 1 (until the publish) and night 2, each complete
+    assert [s["sets"] for s in result["seen"]] == [[BASIC], [BASIC, NIGHT2]]
+    assert result["iterations"] > len(result["seen"])
+
+
+# ----------------------------------------------- the published copy itself
+
+
+@pytest.fixture(scope="module")
+def served(module_warehouse) -> Warehouse:
+    wh = module_warehouse("served")
+    wh.add_fixture("basic")
+    wh.add_fixture("night2")
+    assert wh.build() == EXIT_REJECTED  # basic holds deliberate bad rows
+    return wh
+
+
+def test_published_tables_equal_the_working_tables_and_the_parquet(served):
+    relations = publish.published_relations(manifest_of(served))
+    assert {r.schema for r in relations} == set(publish.PUBLISHED_SCHEMAS)
+    counts = published_counts(served.paths.published_db)
+    assert set(counts) == {r.qualified for r in relations} | {"ops.published_tables"}
+    with duckdb.connect(str(served.paths.published_db), read_only=True) as con:
+        con.execute(f"attach '{served.paths.db_path}' as work (read_only)")
+        for rel in relations:
+            table = f'"{rel.schema}"."{rel.name}"'
+            parquet = f"read_parquet('{served.paths.published_parquet}/{rel.name}/*.parquet')"
+            n_work = con.execute(f"select count(*) from work.{table}").fetchone()[0]
+            assert counts[rel.qualified] == n_work, rel.qualified
+            for other in (f"work.{table}", parquet):
+                diff = con.execute(
+                    f"select count(*) from ((from {table} except all from {other}) "
+                    f"union all (from {other} except all from {table}))"
+                ).fetchone()[0]
+                assert diff == 0, f"{rel.qualified} differs from {other}"
+        assert sum(counts[r.qualified] for r in relations if r.schema == "marts") > 0
+        # descriptions travel with the file, for BI tools that show them
+        undocumented = con.execute(
+            "select table_name, column_name from duckdb_columns() "
+            "where database_name = current_database() and schema_name = 'marts' "
+            "and coalesce(comment, '') = ''"
+        ).fetchall()
+        assert undocumented == []
+
+
+def test_published_file_and_public_marts_use_bi_safe_types_only(served):
+    with duckdb.connect(str(served.paths.published_db), read_only=True) as con:
+        columns = con.execute(
+            "select schema_name, table_name, column_name, data_type from duckdb_columns() "
+            "where database_name = current_database()"
+        ).fetchall()
+    assert {c[0] for c in columns} == set(publish.PUBLISHED_SCHEMAS)
+    assert publish.type_problems(columns) == []
+    # and what the contracts declare (a contract change is a deliberate edit)
+    declared = [
+        ("marts", node["name"], name, col.get("data_type") or "")
+        for node in manifest_of(served)["nodes"].values()
+        if node["resource_type"] == "model" and node["schema"] == "marts"
+        for name, col in node["columns"].items()
+    ]
+    assert declared and publish.type_problems([(*c[:3], c[3].upper()) for c in declared]) == []
+
+
+def test_unsafe_types_are_named():
+    columns = [
+        ("marts", "t", "n", "BIGINT"), ("marts", "t", "d", "DECIMAL(18,3)"),
+        ("marts", "t", "total", "HUGEINT"), ("marts", "t", "u", "UBIGINT"),
+        ("marts", "t", "tags", "VARCHAR[]"), ("marts", "t", "s", "STRUCT(a INTEGER)"),
+        ("marts", "t", "m", "MAP(VARCHAR, INTEGER)"), ("marts", "t", "j", "JSON"),
+        ("marts", "t", "x", "UNION(a INTEGER, b VARCHAR)"),
+    ]
+    problems = publish.type_problems(columns)
+    assert [p.split(" ")[0] for p in problems] == [
+        "marts.t.total", "marts.t.u", "marts.t.tags", "marts.t.s", "marts.t.m", "marts.t.j", "marts.t.x",
+    ]
+
+
+def duckdb14_python() -> Path:
+    """A virtualenv with duckdb 1.4.x (what the Metabase DuckDB drivers
+    embed), made once under a cache folder and reused by later runs."""
+    cache = Path(os.environ.get("AGENT_EVAL_TEST_CACHE") or Path.home() / ".cache" / "agent-eval-tests")
+    venv = cache / "duckdb-1.4-venv"
+    python = venv / "bin" / "python"
+    marker = venv / "installed.txt"
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / "duckdb-1.4-venv.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # pytest-xdist workers wait for one another
+        if not marker.is_file():
+            shutil.rmtree(venv, ignore_errors=True)
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+            subprocess.run(
+                [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                 "duckdb>=1.4,<1.5"],
+                check=True,
+            )
+            marker.write_text("duckdb>=1.4,<1.5\n", encoding="utf-8")
+    return python
+
+
+def test_published_file_opens_in_duckdb_1_4(served):
+    result = run_python(
+        """
+        import duckdb, json, sys
+        with duckdb.connect(sys.argv[1], read_only=True) as con:
+            counts = {}
+            for schema, table in con.sql("select schema_name, table_name from duckdb_tables()").fetchall():
+                counts[f"{schema}.{table}"] = len(con.sql(f'select * from "{schema}"."{table}"').fetchall())
+        print(json.dumps({"version": duckdb.__version__, "counts": counts}))
+        """,
+        str(served.paths.published_db),
+        python=duckdb14_python(),
+    )
+    assert result["version"].startswith("1.4.")
+    assert result["counts"] == published_counts(served.paths.published_db)
+
+
+def test_sqlalchemy_reflects_and_reads_every_published_table(served):
+    result = run_python(
+        """
+        import json, sys, warnings
+        from sqlalchemy import MetaData, Table, create_engine, inspect, select
+        from sqlalchemy.types import NullType
+        warnings.simplefilter("ignore")  # duckdb-engine: no index reflection
+        engine = create_engine(f"duckdb:///{sys.argv[1]}", connect_args={"read_only": True})
+        out = {}
+        inspector = inspect(engine)
+        for schema in inspector.get_schema_names():
+            name = schema.split(".")[-1]
+            if not schema.startswith(sys.argv[2] + ".") or name in ("main", "information_schema"):
+                continue
+            for table_name in inspector.get_table_names(schema=name):
+                table = Table(table_name, MetaData(), schema=name, autoload_with=engine)
+                with engine.connect() as con:
+                    rows = con.execute(select(table)).fetchall()
+                out[f"{name}.{table_name}"] = {
+                    "rows": len(rows),
+                    "columns": [c.name for c in table.columns],
+                    "untyped": [c.name for c in table.columns if isinstance(c.type, NullType)],
+                    "commented": table.comment is not None,
+                }
+        print(json.dumps(out))
+        """,
+        str(served.paths.published_db),
+        served.paths.published_db.stem,
+    )
+    counts = published_counts(served.paths.published_db)
+    assert {name: t["rows"] for name, t in result.items()} == counts
+    with duckdb.connect(str(served.paths.published_db), read_only=True) as con:
+        for name, table in result.items():
+            assert table["untyped"] == [], name
+            assert table["commented"], name
+            assert table["columns"] == [d[0] for d in con.sql(f"select * from {name} limit 0").description]
+
+
+def test_polars_reads_every_parquet_table(served):
+    counts = published_counts(served.paths.published_db)
+    folders = sorted(p.name for p in served.paths.published_parquet.iterdir())
+    assert folders == sorted(name.split(".")[1] for name in counts)
+    with duckdb.connect(str(served.paths.published_db), read_only=True) as con:
+        for name, n_rows in counts.items():
+            frame = pl.read_parquet(served.paths.published_parquet / name.split(".")[1] / "*.parquet")
+            assert frame.height == n_rows, name
+            assert frame.columns == [d[0] for d in con.sql(f"select * from {name} limit 0").description]
+            nested = [c for c, t in frame.schema.items() if t.is_nested() or t == pl.Object]
+            assert nested == [], name
+
+
+# ----------------------------------------------- contracts, docs, exposures
+
+GRAIN = re.compile(r"^One row per \S", re.IGNORECASE)
+
+
+def test_every_public_mart_holds_its_contract(served):
+    manifest = manifest_of(served)
+    marts = [n for n in manifest["nodes"].values() if n["resource_type"] == "model" and n["schema"] == "marts"]
+    assert marts
+    tests_on: dict[str, list[dict[str, Any]]] = {}
+    for node in manifest["nodes"].values():
+        if node["resource_type"] == "test" and node.get("attached_node"):
+            tests_on.setdefault(node["attached_node"], []).append(node)
+    problems = []
+    for node in marts:
+        name = node["name"]
+        if not node["config"].get("contract", {}).get("enforced"):
+            problems.append(f"{name}: contract not enforced")
+        if not GRAIN.match(node["description"].strip()):
+            problems.append(f"{name}: description must state the grain first ('One row per ...')")
+        if not node["columns"]:
+            problems.append(f"{name}: no columns declared")
+        for column, col in node["columns"].items():
+            if not col.get("data_type"):
+                problems.append(f"{name}.{column}: no data_type")
+            if not (col.get("description") or "").strip():
+                problems.append(f"{name}.{column}: no description")
+        keys = tests_on.get(node["unique_id"], [])
+        unique_columns = {t.get("column_name") for t in keys if t["test_metadata"]["name"] == "unique"}
+        not_null = {t.get("column_name") for t in keys if t["test_metadata"]["name"] == "not_null"}
+        combination = any(t["test_metadata"]["name"] == "unique_combination" for t in keys)
+        if not (combination or (unique_columns & not_null) - {None}):
+            problems.append(f"{name}: no primary-key test (unique + not_null, or unique_combination)")
+    assert problems == []
+
+
+def test_every_report_renderer_is_declared_as_an_exposure(served):
+    manifest = manifest_of(served)
+    exposures = manifest["exposures"].values()
+    published_ids = {
+        node["unique_id"]
+        for node in manifest["nodes"].values()
+        if node["resource_type"] in ("model", "seed") and node["schema"] in publish.PUBLISHED_SCHEMAS
+    }
+    declared = {e["config"]["meta"].get("renderer") for e in exposures}
+    assert {r.__name__ for r in report.RENDERERS} <= declared
+    for exposure in exposures:
+        assert exposure["description"].strip(), exposure["name"]
+        parents = exposure["depends_on"]["nodes"]
+        assert parents and set(parents) <= published_ids, exposure["name"]
+
+
+# ------------------------------------------------ publish without dbt
+
+
+def fake_manifest(*tables: tuple[str, str]) -> dict[str, Any]:
+    return {
+        "metadata": {"project_name": "agent_eval", "invocation_id": "test"},
+        "nodes": {
+            f"model.agent_eval.{name}": {
+                "resource_type": "model", "package_name": "agent_eval", "schema": schema,
+                "name": name, "alias": name, "description": f"One row per {name}.",
+                "columns": {"n": {"description": "A number."}},
+                "config": {"materialized": "table", "contract": {"enforced": True}},
+            }
+            for schema, name in tables
+        } | {
+            "model.agent_eval.stg_x": {
+                "resource_type": "model", "package_name": "agent_eval", "schema": "staging",
+                "name": "stg_x", "alias": "stg_x", "description": "", "columns": {},
+                "config": {"materialized": "view"},
+            }
+        },
+    }
+
+
+def test_a_refused_publish_leaves_the_served_files_as_they_were(tmp_path):
+    paths = Paths(project_dir=PROJECT_DIR, db_path=tmp_path / "work.duckdb",
+                  drops_dir=tmp_path, reports_dir=tmp_path)
+    with duckdb.connect(str(paths.db_path)) as con:
+        con.execute("create schema marts; create table marts.good as select 1::bigint as n")
+        con.execute("create schema staging; create view staging.stg_x as select 1 as n")
+    first = publish.publish(paths, fake_manifest(("marts", "good")))
+    assert first.db_path == tmp_path / "published" / "work.duckdb"
+    assert published_counts(first.db_path) == {"marts.good": 1, "ops.published_tables": 2}
+    with duckdb.connect(str(first.db_path), read_only=True) as con:
+        assert con.sql("select comment from duckdb_columns() where column_name = 'n'").fetchall() == [
+            ("A number.",)
+        ]
+    before = (sha256(first.db_path), os.readlink(first.parquet_dir), sorted(os.listdir(paths.publish_dir)))
+
+    with duckdb.connect(str(paths.db_path)) as con:
+        con.execute("create table marts.bad as select sum(n) as total from marts.good")  # HUGEINT
+    with pytest.raises(publish.PublishError, match=r"marts\.bad\.total has type HUGEINT"):
+        publish.publish(paths, fake_manifest(("marts", "good"), ("marts", "bad")))
+    with pytest.raises(publish.PublishError, match=r"does not have: marts\.missing"):
+        publish.publish(paths, fake_manifest(("marts", "good"), ("marts", "missing")))
+    after = (sha256(first.db_path), os.readlink(first.parquet_dir), sorted(os.listdir(paths.publish_dir)))
+    assert after == before
+    assert len(os.listdir(paths.publish_dir / f".{paths.published_parquet.name}.versions")) == 1
+
+    # later publishes swap the Parquet link and keep two versions at most
+    for _ in range(3):
+        time.sleep(0.01)
+        last = publish.publish(paths, fake_manifest(("marts", "good")))
+    assert os.readlink(last.parquet_dir) != before[1]
+    assert len(os.listdir(paths.publish_dir / f".{paths.published_parquet.name}.versions")) == 2
+    assert pl.read_parquet(last.parquet_dir / "good" / "*.parquet").to_dicts() == [{"n": 1}]
