@@ -19,7 +19,7 @@ demo: setup
 	$(BIN)/agent-eval demo
 
 test: setup
-	$(BIN)/sqlfluff lint models macros
+	$(BIN)/sqlfluff lint models macros tests/dbt
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 build: setup

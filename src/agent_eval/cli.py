@@ -8,6 +8,8 @@ Exit codes (also in the README):
   2  usage error (bad option, missing folder)
   3  built and published, but input was rejected: a file whose latest version is rejected,
      or rejected rows in a current set; the message names file, line, reason
+  4  built and published, but a quality gate failed (seed quality_gates): the
+     message names agent, metric, value and limit; wins over 3
 `evaluate` uses the same codes: 2 for a missing file / folder, 3 for input
 that is invalid (expected file against expected-schema.json, simulation file
 without runId, empty run) or has rejected lines (the result is still written).
@@ -21,13 +23,14 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from agent_eval import evaluate, publish, report, runner, samples
+from agent_eval import evaluate, gates, morning, publish, report, runner, samples
 from agent_eval.project import Paths, resolve_paths
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_REJECTED = 3
+EXIT_GATE_FAILED = 4
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -55,6 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("report", help="render markdown reports from the marts")
     _common(rep)
     rep.add_argument("--set", dest="sets", action="append", help="only this set id (repeatable)")
+    rep.add_argument("--latest", action="store_true",
+                     help="only the morning summary of the newest drop: <reports>/morning/<date>.md")
 
     demo = sub.add_parser("demo", help="build the bundled sample drops into a fresh demo warehouse")
     _common(demo)
@@ -71,6 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
     _common(jud)
     jud.add_argument("--limit", type=int, help="send at most this many review items")
     jud.add_argument("--no-build", action="store_true", help="do not rebuild the summary marts afterwards")
+
+    gat = sub.add_parser("gates", help="show the quality gates of the newest sets and write them as JUnit XML")
+    _common(gat)
+    gat.add_argument("--junit", help=f"the JUnit XML to write (default <reports>/{gates.JUNIT_FILE})")
 
     exp = sub.add_parser("export", help="write the summary marts to an Excel workbook")
     _common(exp)
@@ -126,7 +135,10 @@ def cmd_build(paths: Paths, full_refresh: bool = False, skip_unit_tests: bool = 
         # a subprocess: when it returns, dbt's connections and file lock are gone
         runner.run_dbt(paths, dbt_args)
     except runner.DbtFailed as err:
-        failure = str(err)
+        # a failing quality gate is a verdict on the agent, not a broken
+        # build: every score is there, so publish and report it all the same
+        if not gates.only_gates_failed(paths.target_dir):
+            failure = str(err)
     if not paths.db_path.exists():
         print(f"agent-eval: FAILED: {failure or 'no warehouse was written'}", file=sys.stderr)
         return EXIT_FAILED
@@ -147,11 +159,23 @@ def cmd_build(paths: Paths, full_refresh: bool = False, skip_unit_tests: bool = 
         print(f"agent-eval [3/3] rendering reports into {paths.reports_dir}", flush=True)
         try:
             written = report.render_all(paths.db_path, paths.reports_dir)
+            page = morning.render_morning(paths.db_path, paths.reports_dir)
+            if page is not None:
+                written.append(page)
         except Exception as err:
             failure = f"report rendering failed: {type(err).__name__}: {err}"
 
+    gate_results = gates.read_results(paths.db_path)
+    junit: Path | None = None
+    if gate_results:
+        junit = gates.write_junit(gate_results, paths.reports_dir / gates.JUNIT_FILE)
+    gate_failed = any(row["status"] == "fail" for row in gate_results)
+
     print("\n== summary ==")
     print(runner.format_summary(summary))
+    if gate_results:
+        print(gates.format_results(gate_results))
+        print(f"gate results (JUnit XML): {junit}")
     if reports and failure is None:
         print(f"reports written: {len(written)} under {paths.reports_dir}")
         for path in written:
@@ -166,6 +190,15 @@ def cmd_build(paths: Paths, full_refresh: bool = False, skip_unit_tests: bool = 
     if failure:
         print(f"agent-eval: FAILED (exit {EXIT_FAILED}): {failure}", file=sys.stderr)
         return EXIT_FAILED
+    if gate_failed:
+        for row in gate_results:
+            if row["status"] == "fail":
+                print(f"agent-eval: quality gate failed: {row['reason']}", file=sys.stderr)
+        print(
+            f"agent-eval: exit {EXIT_GATE_FAILED}: built and published, but a quality gate failed (above)",
+            file=sys.stderr,
+        )
+        return EXIT_GATE_FAILED
     if summary.has_rejections:
         for path, reason in summary.rejected_files:
             print(f"agent-eval: rejected file {path}: {reason}", file=sys.stderr)
@@ -183,10 +216,31 @@ def cmd_build(paths: Paths, full_refresh: bool = False, skip_unit_tests: bool = 
     return EXIT_OK
 
 
-def cmd_report(paths: Paths, sets: list[str] | None) -> int:
+def cmd_gates(paths: Paths, junit: str | None) -> int:
+    """The gate results the last build left in the warehouse: printed,
+    written as JUnit XML; exit 4 when a gate failed."""
     if not paths.db_path.exists():
         print(f"agent-eval: no warehouse at {paths.db_path}; run `agent-eval build` first", file=sys.stderr)
         return EXIT_USAGE
+    results = gates.read_results(paths.db_path)
+    target = Path(junit).resolve() if junit else paths.reports_dir / gates.JUNIT_FILE
+    gates.write_junit(results, target)
+    print(gates.format_results(results))
+    print(f"JUnit XML: {target}")
+    return EXIT_GATE_FAILED if any(r["status"] == "fail" for r in results) else EXIT_OK
+
+
+def cmd_report(paths: Paths, sets: list[str] | None, latest: bool = False) -> int:
+    if not paths.db_path.exists():
+        print(f"agent-eval: no warehouse at {paths.db_path}; run `agent-eval build` first", file=sys.stderr)
+        return EXIT_USAGE
+    if latest:
+        page = morning.render_morning(paths.db_path, paths.reports_dir)
+        if page is None:
+            print("agent-eval: the warehouse has no set yet", file=sys.stderr)
+            return EXIT_USAGE
+        print(page)
+        return EXIT_OK
     try:
         written = report.render_all(paths.db_path, paths.reports_dir, sets)
     except KeyError as err:
@@ -326,13 +380,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "build":
             return cmd_build(_paths(args), args.full_refresh, args.skip_unit_tests, not args.no_reports)
         if args.command == "report":
-            return cmd_report(_paths(args), args.sets)
+            return cmd_report(_paths(args), args.sets, args.latest)
         if args.command == "demo":
             return cmd_demo(args)
         if args.command == "samples":
             return cmd_samples(args)
         if args.command == "judge":
             return cmd_judge(_paths(args), args.limit, not args.no_build)
+        if args.command == "gates":
+            return cmd_gates(_paths(args), args.junit)
         if args.command == "export":
             return cmd_export(_paths(args), args.out, args.sets)
         if args.command == "evaluate":

@@ -361,7 +361,8 @@ final as (
             as summary_non_definitive_rule_score,
         cast(scored.summary_needs_followup_rule_score as double)
             as summary_needs_followup_rule_score,
-        rule_snapshot.rule_snapshot
+        rule_snapshot.rule_snapshot,
+        {{ scoring_version('summary') }} as scoring_version
     from scored
     cross join rule_snapshot
 

@@ -93,7 +93,8 @@ final as (
         rule_scores.answer,
         rule_scores.ground_truth,
         cast(to_json(rule_scores.contexts) as varchar) as contexts_json,
-        rule_scores.rule_snapshot
+        rule_scores.rule_snapshot,
+        rule_scores.scoring_version
     from rule_scores
     inner join pivoted
         on

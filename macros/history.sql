@@ -1,0 +1,230 @@
+{#-
+  Nightly history (docs/history.md): series, clustered confidence intervals,
+  repeats, paired tests and the scoring version of a set.
+-#}
+
+{% macro t_critical_975(df_expr) -%}
+    {#- Two-sided 95% critical value of Student's t with `df_expr` degrees of
+        freedom (the 0.975 quantile); 1.96 from 120 on; null below 1. -#}
+    case
+        when {{ df_expr }} is null or {{ df_expr }} < 1 then null
+        {%- for df, t in [
+            (1, 12.706205), (2, 4.302653), (3, 3.182446), (4, 2.776445),
+            (5, 2.570582), (6, 2.446912), (7, 2.364624), (8, 2.306004),
+            (9, 2.262157), (10, 2.228139), (11, 2.200985), (12, 2.178813),
+            (13, 2.160369), (14, 2.144787), (15, 2.131450), (16, 2.119905),
+            (17, 2.109816), (18, 2.100922), (19, 2.093024), (20, 2.085963),
+            (21, 2.079614), (22, 2.073873), (23, 2.068658), (24, 2.063899),
+            (25, 2.059539), (26, 2.055529), (27, 2.051831), (28, 2.048407),
+            (29, 2.045230), (30, 2.042272)
+        ] %}
+        when {{ df_expr }} = {{ df }} then {{ t }}
+        {%- endfor %}
+        when {{ df_expr }} < 40 then 2.021075
+        when {{ df_expr }} < 60 then 2.000298
+        when {{ df_expr }} < 120 then 1.979930
+        else 1.959964
+    end
+{%- endmacro %}
+
+
+{% macro comb(n_expr, k_expr) -%}
+    {#- Binomial coefficient C(n, k) as a double (0 when k > n or k < 0),
+        exact up to 2^53: lgamma then rounding to the nearest integer. -#}
+    case
+        when {{ k_expr }} < 0 or {{ k_expr }} > {{ n_expr }} then 0.0
+        else round(exp(
+            lgamma({{ n_expr }} + 1)
+            - lgamma({{ k_expr }} + 1)
+            - lgamma({{ n_expr }} - {{ k_expr }} + 1)
+        ))
+    end
+{%- endmacro %}
+
+
+{% macro cluster_mean_stats(observations) -%}
+    {#- The statistics of a mean of group means, clustered by query.
+
+        `observations` names a CTE with one row per observation:
+        set_id, metric, group_key (the round, or round pair, whose mean is
+        averaged; one constant for a plain mean), cluster_id (the query or
+        case) and metric_value (nulls are left out, as avg() does). The set value
+        is the mean over groups of the group means, i.e. a weighted mean
+        with weight w = 1 / (groups x observations in the group); its
+        variance is the cluster-robust (CR1) sandwich
+            V = G / (G - 1) x sum over clusters g of (sum_{i in g} w_i (y_i - value))^2
+        with G clusters (queries), so repeats of a query do not inflate n.
+        Emits CTEs ending with cluster_sums (set_id, metric, cluster_id,
+        residual_sum) and metric_stats (set_id, metric, metric_value, n_obs,
+        n_clusters, std_error); the caller writes the comma after it.
+    -#}
+    obs_valued as (
+
+        select * from {{ observations }}
+        where metric_value is not null
+
+    ),
+
+    group_sizes as (
+
+        select
+            set_id,
+            metric,
+            group_key,
+            count(*) as n_group,
+            {{ exact_avg('metric_value') }} as group_mean
+        from obs_valued
+        group by set_id, metric, group_key
+
+    ),
+
+    metric_values as (
+
+        select
+            set_id,
+            metric,
+            count(*) as n_groups,
+            sum(n_group) as n_obs,
+            -- one group: its mean as is (as a plain mean over items is)
+            case
+                when count(*) = 1 then max(group_mean)
+                else {{ exact_avg('group_mean') }}
+            end as metric_value
+        from group_sizes
+        group by set_id, metric
+
+    ),
+
+    obs_weighted as (
+
+        select
+            obs_valued.set_id,
+            obs_valued.metric,
+            obs_valued.cluster_id,
+            1.0 / (metric_values.n_groups * group_sizes.n_group)
+            * (obs_valued.metric_value - metric_values.metric_value) as weighted_residual
+        from obs_valued
+        inner join group_sizes
+            on
+                obs_valued.set_id = group_sizes.set_id
+                and obs_valued.metric = group_sizes.metric
+                and obs_valued.group_key = group_sizes.group_key
+        inner join metric_values
+            on
+                obs_valued.set_id = metric_values.set_id
+                and obs_valued.metric = metric_values.metric
+
+    ),
+
+    cluster_sums as (
+
+        select
+            set_id,
+            metric,
+            cluster_id,
+            sum(weighted_residual) as residual_sum
+        from obs_weighted
+        group by set_id, metric, cluster_id
+
+    ),
+
+    cluster_variance as (
+
+        select
+            set_id,
+            metric,
+            count(*) as n_clusters,
+            sum(residual_sum * residual_sum) as sum_squares
+        from cluster_sums
+        group by set_id, metric
+
+    ),
+
+    metric_stats as (
+
+        select
+            metric_values.set_id,
+            metric_values.metric,
+            metric_values.metric_value,
+            cast(metric_values.n_obs as bigint) as n_obs,
+            cast(cluster_variance.n_clusters as bigint) as n_clusters,
+            case
+                when cluster_variance.n_clusters > 1
+                    then round(sqrt(
+                        cluster_variance.n_clusters
+                        / (cluster_variance.n_clusters - 1.0)
+                        * cluster_variance.sum_squares
+                    ), 12)
+            end as std_error
+        from metric_values
+        inner join cluster_variance
+            on
+                metric_values.set_id = cluster_variance.set_id
+                and metric_values.metric = cluster_variance.metric
+
+    )
+{%- endmacro %}
+
+
+{% macro mcnemar_exact_p(b_expr, c_expr) -%}
+    {#- Exact two-sided McNemar p-metric_value for b and c discordant pairs:
+        min(1, 2 x P(X <= min(b, c))), X ~ Binomial(b + c, 1/2); 1 when
+        there is no discordant pair. -#}
+    (
+        select
+            case
+                when ({{ b_expr }}) + ({{ c_expr }}) = 0 then 1.0
+                else least(1.0, 2 * sum(
+                    {{ comb('(' ~ b_expr ~ ') + (' ~ c_expr ~ ')', 'i') }}
+                    * pow(0.5, ({{ b_expr }}) + ({{ c_expr }}))
+                ))
+            end
+        from range(0, least({{ b_expr }}, {{ c_expr }}) + 1) as r (i)
+    )
+{%- endmacro %}
+
+
+{% macro scoring_version(agent) -%}
+    {#- The scoring version of `agent`'s results, as a SQL string literal: an
+        md5 over the checksums of the seeds and models in the agent's folders
+        and in common/, and over the source of every project macro those
+        models call (directly or through other macros). Computed when the
+        model is compiled, so a set keeps the version it was scored with;
+        any edit of a rule seed or of that SQL gives a new version. -#}
+    {%- if not execute -%}
+        {{ return("'unknown'") }}
+    {%- endif -%}
+    {%- set prefix = 'macro.' ~ project_name ~ '.' -%}
+    {%- set parts = [] -%}
+    {%- set macro_names = [] -%}
+    {%- for node in graph.nodes.values() -%}
+        {%- if node.resource_type in ['seed', 'model']
+            and node.package_name == project_name -%}
+            {%- set folders = node.original_file_path.split('/') -%}
+            {%- if agent in folders or 'common' in folders -%}
+                {%- do parts.append(
+                    node.original_file_path ~ '=' ~ node.checksum.checksum
+                ) -%}
+                {%- for macro_id in node.depends_on.macros -%}
+                    {%- if macro_id.startswith(prefix) -%}
+                        {%- do macro_names.append(macro_id[prefix | length:]) -%}
+                    {%- endif -%}
+                {%- endfor -%}
+            {%- endif -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {#- macros called by macros: a few passes reach every depth used here -#}
+    {%- for _ in range(4) -%}
+        {%- for name in macro_names | unique | list -%}
+            {%- for macro_id in context[name].macro.depends_on.macros -%}
+                {%- if macro_id.startswith(prefix) -%}
+                    {%- do macro_names.append(macro_id[prefix | length:]) -%}
+                {%- endif -%}
+            {%- endfor -%}
+        {%- endfor -%}
+    {%- endfor -%}
+    {%- for name in macro_names | unique | list -%}
+        {%- do parts.append(name ~ '=' ~ local_md5(context[name].macro.macro_sql)) -%}
+    {%- endfor -%}
+    {{ return("'" ~ local_md5(parts | sort | join('\n')) ~ "'") }}
+{%- endmacro %}

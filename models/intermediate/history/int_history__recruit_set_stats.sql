@@ -1,0 +1,221 @@
+{{ config(
+    materialized='incremental',
+    incremental_strategy='append',
+    pre_hook="{{ delete_replaced_sets() }}",
+) }}
+-- depends_on: {{ ref('int_sets__current') }}
+{%- set unbuilt = is_unbuilt_set(kind='recruit_agent') %}
+-- One row per (recruit set, set-level metric): the six metrics as
+-- recruit_set_scores computes them (mean of round means; consistency the
+-- mean over queries) and the weighted total, each with its n and its
+-- standard error clustered by query. The weighted total's standard error
+-- sums the weighted per-query residuals of its terms (linearization).
+with
+
+items as (
+
+    select * from {{ ref('recruit_item_scores') }}
+    where {{ unbuilt }}
+
+),
+
+queries as (
+
+    select * from {{ ref('recruit_query_consistency') }}
+    where {{ unbuilt }}
+
+),
+
+weights as (
+
+    select * from {{ ref('recruit_weights') }}
+
+),
+
+observations as (
+
+    select
+        items.set_id,
+        items.file_sha256,
+        metrics.metric,
+        items.round as group_key,
+        items.query_id as cluster_id,
+        metrics.metric_value
+    from items
+    cross join
+        lateral (
+            values
+            ('intent_score', items.intent_score),
+            ('accuracy_score', items.accuracy_score),
+            ('stability_score', items.stability_score),
+            ('latency_score', items.latency_score),
+            (
+                'latency_single_score',
+                case
+                    when items.latency_class = 'SINGLE' then items.latency_score
+                end
+            ),
+            (
+                'latency_multi_score',
+                case
+                    when items.latency_class = 'MULTI' then items.latency_score
+                end
+            )
+        ) as metrics (metric, metric_value)
+
+    union all
+
+    select
+        set_id,
+        file_sha256,
+        'consistency_score' as metric,
+        'all' as group_key,
+        query_id as cluster_id,
+        consistency_score as metric_value
+    from queries
+
+),
+
+{{ cluster_mean_stats('observations') }},
+
+-- the weighted total: sum of weight x metric value; per query, the same
+-- weighted sum of the metric residual sums
+term_weights as (
+
+    select
+        metric || '_score' as metric,
+        weight
+    from weights
+
+),
+
+total_values as (
+
+    -- the same expression as recruit_set_scores.weighted_total
+    select
+        metric_stats.set_id,
+        max(term_weights.weight) filter (
+            where metric_stats.metric = 'intent_score'
+        )
+        * max(metric_stats.metric_value) filter (
+            where metric_stats.metric = 'intent_score'
+        )
+        + max(term_weights.weight) filter (
+            where metric_stats.metric = 'consistency_score'
+        )
+        * max(metric_stats.metric_value) filter (
+            where metric_stats.metric = 'consistency_score'
+        )
+        + max(term_weights.weight) filter (
+            where metric_stats.metric = 'accuracy_score'
+        )
+        * max(metric_stats.metric_value) filter (
+            where metric_stats.metric = 'accuracy_score'
+        )
+        + max(term_weights.weight) filter (
+            where metric_stats.metric = 'latency_score'
+        )
+        * max(metric_stats.metric_value) filter (
+            where metric_stats.metric = 'latency_score'
+        )
+        + max(term_weights.weight) filter (
+            where metric_stats.metric = 'stability_score'
+        )
+        * max(metric_stats.metric_value) filter (
+            where metric_stats.metric = 'stability_score'
+        ) as metric_value,
+        max(metric_stats.n_obs) as n_obs
+    from metric_stats
+    inner join term_weights
+        on metric_stats.metric = term_weights.metric
+    group by metric_stats.set_id
+
+),
+
+total_cluster_sums as (
+
+    select
+        cluster_sums.set_id,
+        cluster_sums.cluster_id,
+        sum(term_weights.weight * cluster_sums.residual_sum) as residual_sum
+    from cluster_sums
+    inner join term_weights
+        on cluster_sums.metric = term_weights.metric
+    group by cluster_sums.set_id, cluster_sums.cluster_id
+
+),
+
+total_stats as (
+
+    select
+        total_values.set_id,
+        'weighted_total' as metric,
+        total_values.metric_value,
+        cast(total_values.n_obs as bigint) as n_obs,
+        count(*) as n_clusters,
+        case
+            when count(*) > 1
+                then round(sqrt(
+                    count(*) / (count(*) - 1.0)
+                    * sum(total_cluster_sums.residual_sum ** 2)
+                ), 12)
+        end as std_error
+    from total_values
+    inner join total_cluster_sums
+        on total_values.set_id = total_cluster_sums.set_id
+    group by total_values.set_id, total_values.metric_value, total_values.n_obs
+
+),
+
+all_stats as (
+
+    select
+        set_id,
+        metric,
+        metric_value,
+        n_obs,
+        n_clusters,
+        std_error
+    from metric_stats
+
+    union all
+
+    select
+        set_id,
+        metric,
+        metric_value,
+        n_obs,
+        cast(n_clusters as bigint) as n_clusters,
+        std_error
+    from total_stats
+
+),
+
+set_versions as (
+
+    select distinct
+        set_id,
+        file_sha256
+    from observations
+
+),
+
+final as (
+
+    select
+        all_stats.set_id,
+        set_versions.file_sha256,
+        'recruit_agent' as agent,
+        all_stats.metric,
+        all_stats.metric_value,
+        all_stats.n_obs,
+        all_stats.n_clusters,
+        all_stats.std_error,
+        {{ scoring_version('recruit_agent') }} as scoring_version
+    from all_stats
+    inner join set_versions
+        on all_stats.set_id = set_versions.set_id
+
+)
+
+select * from final

@@ -1,0 +1,95 @@
+"""Quality gates after a build: which failures were gates, the gate results
+from the warehouse, and a JUnit XML file of them for CI systems.
+
+The gates themselves are dbt: seed `quality_gates`, mart
+`marts.history_gate_results`, test `assert_quality_gates_pass`. This module
+reads their outcome; it decides nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree
+
+import duckdb
+
+GATE_TEST = "test.agent_eval.assert_quality_gates_pass"
+JUNIT_FILE = "quality_gates.junit.xml"
+FAILED_STATUSES = {"error", "fail", "runtime error"}
+
+
+def failed_nodes(target_dir: Path) -> list[str] | None:
+    """unique_ids of the nodes that failed in dbt's last run_results.json,
+    or None when there is no readable run_results.json."""
+    path = target_dir / "run_results.json"
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))["results"]
+    except (OSError, ValueError, KeyError):
+        return None
+    return [r["unique_id"] for r in results if str(r.get("status")).lower() in FAILED_STATUSES]
+
+
+def only_gates_failed(target_dir: Path) -> bool:
+    """True when the quality-gate test is the one and only failure of the
+    last dbt run: every score was built, the night just did not pass."""
+    failed = failed_nodes(target_dir)
+    return failed == [GATE_TEST]
+
+
+def read_results(db_path: Path) -> list[dict[str, Any]]:
+    """Rows of marts.history_gate_results, failures first; [] when the
+    table is not there (a build that stopped earlier)."""
+    with duckdb.connect(str(db_path), read_only=True) as con:
+        exists = con.execute(
+            "select count(*) from information_schema.tables "
+            "where table_schema = 'marts' and table_name = 'history_gate_results'"
+        ).fetchone()[0]
+        if not exists:
+            return []
+        cursor = con.execute(
+            "select * from marts.history_gate_results "
+            "order by status <> 'fail', status, gate_id, set_id"
+        )
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def write_junit(results: list[dict[str, Any]], path: Path) -> Path:
+    """One <testsuite name="quality_gates"> with a <testcase> per (gate,
+    set): <failure> for fail, <skipped> for no_data."""
+    failures = sum(r["status"] == "fail" for r in results)
+    skipped = sum(r["status"] == "no_data" for r in results)
+    suites = ElementTree.Element("testsuites", name="agent-eval", tests=str(len(results)),
+                                 failures=str(failures), skipped=str(skipped), errors="0")
+    suite = ElementTree.SubElement(suites, "testsuite", name="quality_gates", tests=str(len(results)),
+                                   failures=str(failures), skipped=str(skipped), errors="0")
+    for row in results:
+        case = ElementTree.SubElement(suite, "testcase", classname=f"quality_gates.{row['agent']}",
+                                      name=f"{row['metric']} [{row['set_id']}]")
+        ElementTree.SubElement(case, "properties")
+        props = case.find("properties")
+        for key in ("metric_value", "min_score", "max_regression", "baseline_set_id", "delta"):
+            if row.get(key) is not None:
+                ElementTree.SubElement(props, "property", name=key, value=str(row[key]))
+        if row["status"] == "fail":
+            failure = ElementTree.SubElement(case, "failure", message=row["reason"] or "gate failed",
+                                             type="quality_gate")
+            failure.text = row["reason"]
+        elif row["status"] == "no_data":
+            ElementTree.SubElement(case, "skipped", message=row["reason"] or "no data")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tree = ElementTree.ElementTree(suites)
+    ElementTree.indent(tree)
+    tree.write(path, encoding="utf-8", xml_declaration=True)
+    return path
+
+
+def format_results(results: list[dict[str, Any]]) -> str:
+    counts = {s: sum(r["status"] == s for r in results) for s in ("pass", "fail", "no_data")}
+    lines = [f"quality gates: {counts['pass']} pass, {counts['fail']} fail, {counts['no_data']} no data"]
+    for row in results:
+        if row["status"] != "pass":
+            lines.append(f"  GATE {row['status'].upper()}: {row['reason']}")
+    return "\n".join(lines)
