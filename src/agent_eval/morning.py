@@ -1,0 +1,138 @@
+"""The morning summary: one markdown page for the newest drop across all
+agents (`agent-eval report --latest`), from the history marts.
+
+What ran, the quality gates, what regressed or improved beyond noise, the
+top flips, the flaky questions and links to each set's report. Like the
+other reports it selects, orders, formats and escapes; every number comes
+from a mart.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from agent_eval.report import _rows, environment, report_path
+
+AGENT_LABELS = {
+    "resume_agent": "지원자 관리",
+    "recruit_agent": "H.채용",
+    "summary": "보험 요약",
+    "engagement": "좋아요/댓글 유사도",
+}
+TOP_FLIPS = 10
+TOP_FLAKY = 10
+
+
+def set_report_path(reports_dir: Path, agent: str, set_id: str) -> Path:
+    """Where the agent's renderer writes the set's report (report.py)."""
+    if agent == "engagement":
+        drop_date, _, run_id = set_id.split("/", 2)
+        return reports_dir / "engagement" / drop_date / f"{run_id.split('/')[-1]}.md"
+    return report_path(reports_dir, agent, set_id)
+
+
+def morning_path(reports_dir: Path, drop_date: Any) -> Path:
+    return reports_dir / "morning" / f"{drop_date}.md"
+
+
+def morning_context(con: duckdb.DuckDBPyConnection, reports_dir: Path, page: Path) -> dict[str, Any] | None:
+    """Everything the page shows, or None when the warehouse has no set."""
+    newest = con.execute("select max(drop_date) from marts.history_set_metrics").fetchone()[0]
+    if newest is None:
+        return None
+    day = [newest]
+    sets = _rows(
+        con,
+        "select set_id, agent, series_id, set_seq, min(scoring_version) as scoring_version, "
+        "max(n_obs) as n_obs from marts.history_set_metrics where drop_date = ? "
+        "group by all order by agent, series_id, set_id",
+        day,
+    )
+    for row in sets:
+        row["agent_label"] = AGENT_LABELS.get(row["agent"], row["agent"])
+        target = set_report_path(reports_dir, row["agent"], row["set_id"])
+        row["report_link"] = Path(os.path.relpath(target, page.parent)).as_posix()
+        row["metrics"] = _rows(
+            con,
+            "select metric, metric_label, metric_value, ci_low, ci_high, n_clusters "
+            "from marts.history_set_metrics where set_id = ? order by metric_order",
+            [row["set_id"]],
+        )
+    return {
+        "drop_date": newest,
+        "overview_chart": None,
+        "sets": sets,
+        "gates": _rows(
+            con,
+            "select * from marts.history_gate_results where drop_date = ? "
+            "order by status <> 'fail', status, gate_id, set_id",
+            day,
+        ),
+        "changes": _rows(
+            con,
+            "select * from marts.history_metric_diffs where drop_date = ? and verdict <> 'within_noise' "
+            "order by verdict desc, agent, set_id, metric_order",
+            day,
+        ),
+        "n_within_noise": con.execute(
+            "select count(*) from marts.history_metric_diffs where drop_date = ? and verdict = 'within_noise'",
+            day,
+        ).fetchone()[0],
+        "version_changes": _rows(
+            con,
+            "select distinct set_id, baseline_set_id from marts.history_metric_diffs "
+            "where drop_date = ? and is_scoring_version_changed order by set_id",
+            day,
+        ),
+        "flip_tests": _rows(
+            con,
+            "select t.* from marts.history_flip_tests as t "
+            "join marts.history_set_metrics as m on t.set_id = m.set_id "
+            "where m.drop_date = ? group by all order by t.agent, t.set_id",
+            day,
+        ),
+        "flips": _rows(
+            con,
+            "select f.* from marts.history_flips as f where f.transition = 'pass_to_fail' and f.set_id in "
+            "(select set_id from marts.history_set_metrics where drop_date = ?) "
+            "order by f.agent, f.set_id, f.query_id, f.round limit ?",
+            [newest, TOP_FLIPS],
+        ),
+        "n_flips": con.execute(
+            "select count(*) filter (where transition = 'pass_to_fail'), "
+            "count(*) filter (where transition = 'fail_to_pass') from marts.history_flips "
+            "where set_id in (select set_id from marts.history_set_metrics where drop_date = ?)",
+            day,
+        ).fetchone(),
+        "flaky": _rows(
+            con,
+            "select * from marts.history_flaky_queries "
+            "order by is_flaky_in_latest desc, n_flaky_sets desc, pass_rate, series_id, query_id limit ?",
+            [TOP_FLAKY],
+        ),
+        "latency": _rows(
+            con,
+            "select p.* from marts.history_latency_percentiles as p where p.scope = 'set' "
+            "and p.item_filter <> 'all' and p.set_id in "
+            "(select set_id from marts.history_set_metrics where drop_date = ?) "
+            "order by p.agent, p.set_id, p.item_filter desc",
+            day,
+        ),
+    }
+
+
+def render_morning(db_path: Path, reports_dir: Path) -> Path | None:
+    """Write reports/morning/<newest drop date>.md; None when there is no set."""
+    with duckdb.connect(str(db_path), read_only=True) as con:
+        newest = con.execute("select max(drop_date) from marts.history_set_metrics").fetchone()[0]
+        if newest is None:
+            return None
+        page = morning_path(reports_dir, newest)
+        ctx = morning_context(con, reports_dir, page)
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(environment().get_template("morning_summary.md.j2").render(**ctx), encoding="utf-8")
+    return page

@@ -1,0 +1,74 @@
+"""The morning summary (`agent-eval report --latest`) on a fixture pair of
+drops: nights 2026-11-10 and 2026-11-11 of tests/fixtures/history (worked by
+hand in test_history.py) with the engagement run `run-worked` of
+tests/fixtures/engagement delivered on the same two nights.
+
+The golden page, checked by hand:
+  resume: stability 5 -> 55/12 = 4.58 (delta -5/12 = -0.417, interval
+    -0.417 +- 2.364624 x 5/12 = [-1.402, 0.568]: within noise); intent and
+    accuracy the same; latency unchanged. Gate resume_agent:stability_score
+    passes (4.583 >= 2.5, -0.417 >= -1.5).
+  flips: Q1 rounds 1/1 and 2/1 went pass -> fail (ok -> error, message
+    "시간 초과"), nothing fail -> pass: b = 2, c = 0, McNemar p = 2 x 0.5^2 = 0.5.
+  engagement run-worked: 0.85 (the source's worked example) -> 0.133333
+    (like 5 vs 30 -> 1/6, comment 1 vs 10 -> 0.1): -0.717 <= -0.05 and
+    no interval (one run): regressed; likewise each count similarity.
+  flaky: Q1 is flaky in one set only (< 2): nothing listed.
+  latency (night 2): 22 non-error items, errors at 1 s and 9 s -> p50 5.0.
+Regenerate with AGENT_EVAL_UPDATE_GOLDEN=1 after a deliberate change, and
+read the diff.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agent_eval import cli
+from conftest import Warehouse
+
+from conftest import FIXTURES
+
+GOLDEN = Path(__file__).parent / "golden" / "morning_2026-11-11.md"
+NIGHTS = {"2026-11-10": "2026-11-01", "2026-11-11": "2026-11-02"}
+
+
+@pytest.fixture(scope="module")
+def pair(module_warehouse) -> Warehouse:
+    wh = module_warehouse("morning")
+    for night, engagement_night in NIGHTS.items():
+        shutil.copytree(FIXTURES / "history" / night, wh.drops / night)
+        shutil.copytree(FIXTURES / "engagement" / engagement_night / "engagement" / "run-worked",
+                        wh.drops / night / "engagement" / "run-worked")
+    # run-worked of 2026-11-01 has one line that is not JSON (agent-a line 7):
+    # a rejected row, exit 3; no gate fails (that would be exit 4)
+    assert wh.build(reports=True) == cli.EXIT_REJECTED
+    return wh
+
+
+def test_build_writes_the_morning_page_with_the_reports(pair):
+    assert (pair.paths.reports_dir / "morning" / "2026-11-11.md").is_file()
+
+
+def test_report_latest_matches_the_golden_page(pair, capsys):
+    page = pair.paths.reports_dir / "morning" / "2026-11-11.md"
+    page.unlink()
+    assert cli.cmd_report(pair.paths, None, latest=True) == cli.EXIT_OK
+    assert capsys.readouterr().out.strip() == str(page)
+    text = page.read_text(encoding="utf-8")
+    if os.environ.get("AGENT_EVAL_UPDATE_GOLDEN"):
+        GOLDEN.write_text(text, encoding="utf-8")
+    assert text == GOLDEN.read_text(encoding="utf-8")
+
+
+def test_every_link_of_the_morning_page_resolves(pair):
+    page = pair.paths.reports_dir / "morning" / "2026-11-11.md"
+    text = page.read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)]+)\)", text)
+    assert links, "the page links each set's report"
+    for link in links:
+        assert (page.parent / link).resolve().is_file(), link
