@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 DBT := $(BIN)/dbt
 export DBT_PROFILES_DIR := $(CURDIR)
 
-.PHONY: setup demo test lint build docs bench clean
+.PHONY: setup demo test lint build docs bench readme-chart clean
 
 $(BIN)/agent-eval: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ build: setup
 # several minutes; writes BENCHMARKS.md and BENCHMARKS.json.
 bench: setup
 	$(BIN)/python scripts/bench.py --out BENCHMARKS.md
+
+# The chart shown in the README (section "Charts"), from the bundled samples.
+readme-chart: demo
+	cp reports/demo/resume_agent/2026-11-01/resume_agent_nightly.latency_hist.png docs/img/resume_agent_latency_hist.png
 
 docs: setup
 	$(DBT) docs generate --project-dir .

@@ -1,7 +1,8 @@
 """Markdown reports rendered from the marts (jinja2 templates beside this file).
 
 Numbers come from the marts as they are; this module only selects, orders,
-formats and escapes. It computes no score.
+formats and escapes. It computes no score. Each report links the PNG charts
+that ``agent_eval.charts`` writes beside it (``<report stem>.<chart>.png``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any
 
 import duckdb
 import jinja2
+
+from agent_eval.charts import render_charts
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -186,6 +189,7 @@ def render_resume_reports(db_path: Path, reports_dir: Path, set_ids: list[str] |
             path.parent.mkdir(parents=True, exist_ok=True)
             ctx = resume_context(con, set_id)
             ctx.update(resume_tables(ctx))
+            ctx["charts"] = render_charts(con, "resume_agent", set_id, path)
             path.write_text(template.render(**ctx), encoding="utf-8")
             written.append(path)
     return written
@@ -257,7 +261,8 @@ def render_recruit_reports(db_path: Path, reports_dir: Path, set_ids: list[str] 
         for set_id in selected(all_sets, set_ids):
             path = report_path(reports_dir, "recruit_agent", set_id)
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(template.render(**recruit_context(con, set_id)), encoding="utf-8")
+            charts = render_charts(con, "recruit_agent", set_id, path)
+            path.write_text(template.render(**recruit_context(con, set_id), charts=charts), encoding="utf-8")
             written.append(path)
     return written
 
@@ -300,6 +305,7 @@ def render_engagement_reports(db_path: Path, reports_dir: Path, set_ids: list[st
             }
             path = reports_dir / "engagement" / str(run["drop_date"]) / f"{run['run_id']}.md"
             path.parent.mkdir(parents=True, exist_ok=True)
+            ctx["charts"] = render_charts(con, "engagement", run["set_id"], path)
             path.write_text(template.render(**ctx), encoding="utf-8")
             written.append(path)
     return written
@@ -358,7 +364,8 @@ def render_summary_reports(db_path: Path, reports_dir: Path, set_ids: list[str] 
         for set_id in selected(all_sets, set_ids):
             path = report_path(reports_dir, "summary", set_id)
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(template.render(**summary_context(con, set_id)), encoding="utf-8")
+            charts = render_charts(con, "summary", set_id, path)
+            path.write_text(template.render(**summary_context(con, set_id), charts=charts), encoding="utf-8")
             written.append(path)
     if all_sets and not set_ids:
         written.append(export_summary_xlsx(db_path, reports_dir / "summary" / SUMMARY_WORKBOOK))

@@ -1,0 +1,712 @@
+"""PNG charts beside the markdown reports, drawn from the marts.
+
+Each report links a few charts; every chart is one ``ChartSpec`` in ``CHARTS``
+(per agent): a file name, the Korean alt text (also the chart's title) and a
+``plot`` function that queries the marts for one set and draws on a figure, or
+returns False when there is nothing to draw (the chart and its link are then
+left out). Counts and bins are computed in DuckDB (``GROUP BY`` over the item
+marts), so a set of a million items sends a few dozen rows to Python; no score
+is recomputed here.
+
+Rendering is headless and deterministic: a ``Figure`` on matplotlib's Agg
+canvas (no pyplot, no global backend), a fixed size per panel count, a fixed
+dpi, and no ``Software`` metadata in the PNG, so the same data gives the same
+bytes. Text is set in NanumGothic, shipped by the PyPI package
+koreanize-matplotlib and registered by file path, so Hangul renders on any
+machine that installed the project.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import duckdb
+import matplotlib
+from fontTools.ttLib import TTFont
+from matplotlib import font_manager
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+from matplotlib.ticker import MaxNLocator
+
+# ---------------------------------------------------------------- font
+
+FONT_PACKAGE = "koreanize_matplotlib"
+FONT_FILE = Path("fonts") / "NanumGothic.ttf"
+
+
+def font_path() -> Path:
+    """The TrueType file all chart text is set in (NanumGothic).
+
+    Located without importing koreanize_matplotlib: importing it restyles
+    matplotlib globally, which the charts do not want.
+    """
+    spec = importlib.util.find_spec(FONT_PACKAGE)
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    path = Path(locations[0]) / FONT_FILE if locations else None
+    if path is None or not path.is_file():
+        raise FileNotFoundError(
+            f"the chart font {FONT_FILE.name} was not found; install the project's "
+            "dependencies (pip install -e .), which include koreanize-matplotlib"
+        )
+    return path
+
+
+def font_family() -> str:
+    """Register ``font_path()`` with matplotlib (once) and return its family name."""
+    path = font_path()
+    if not any(Path(entry.fname) == path for entry in font_manager.fontManager.ttflist):
+        font_manager.fontManager.addfont(str(path))
+    return font_manager.FontProperties(fname=str(path)).get_name()
+
+
+@functools.cache
+def _codepoints(path: Path) -> frozenset[int]:
+    with TTFont(str(path), lazy=True) as font:
+        return frozenset(font.getBestCmap())
+
+
+def missing_glyphs(text: str, path: Path | None = None) -> str:
+    """The characters of ``text`` (whitespace aside) that the font at ``path``
+    (default: the chart font) has no glyph for, each once, in order."""
+    covered = _codepoints(path or font_path())
+    missing = (ch for ch in text if not ch.isspace() and ord(ch) not in covered)
+    return "".join(dict.fromkeys(missing))
+
+
+def drawable(text: str) -> str:
+    """``text`` with every character the chart font lacks replaced by '?':
+    for labels that come from data (persona names), never a tofu box."""
+    missing = set(missing_glyphs(text))
+    return "".join("?" if ch in missing else ch for ch in text)
+
+
+# ---------------------------------------------------------------- figures
+
+DPI = 100
+FIGURE_WIDTH_IN = 8.0
+PANEL_HEIGHT_IN = 2.6
+TITLE_HEIGHT_IN = 0.5
+STYLE = {
+    "axes.unicode_minus": False,  # NanumGothic has no U+2212 minus sign
+    "text.parse_math": False,  # a '$' in a label is text, not mathtext
+    "font.size": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+# one colour per rubric score, green (5) to red (0)
+SCORE_COLORS = {5: "#1a9850", 4: "#91cf60", 3: "#d9ef8b", 2: "#fee08b", 1: "#fc8d59", 0: "#d73027"}
+SERIES_COLORS = ["#4575b4", "#f46d43", "#74add1", "#fdae61", "#313695", "#a50026"]
+BAND_ALPHA = 0.2
+BAR_HEIGHT = 0.5
+BAND_LABEL_ROOM = 0.15  # head room above the bars for the band labels
+
+
+def panels(fig: Figure, n: int, ncols: int = 1) -> list[Axes]:
+    """Size ``fig`` for ``n`` >= 1 panels (fixed inches per row) and return their axes."""
+    nrows = -(-n // ncols)
+    fig.set_size_inches(FIGURE_WIDTH_IN, TITLE_HEIGHT_IN + PANEL_HEIGHT_IN * nrows)
+    axes = fig.subplots(nrows, ncols, squeeze=False).flatten()
+    for extra in axes[n:]:
+        extra.remove()
+    return list(axes[:n])
+
+
+def bar_chart(ax: Axes, categories: Sequence[str], series: dict[str, Sequence[float]],
+              colors: Sequence[str] = SERIES_COLORS, counts: bool = True) -> None:
+    """Grouped vertical bars: one group per category, one bar per series;
+    a legend when there is more than one series. ``counts``: integer y ticks."""
+    width = 0.8 / len(series)
+    for i, (name, values) in enumerate(series.items()):
+        offsets = [c + (i - (len(series) - 1) / 2) * width for c in range(len(categories))]
+        ax.bar(offsets, values, width, label=name, color=colors[i % len(colors)])
+    ax.set_xticks(range(len(categories)), categories)
+    if counts:
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    if len(series) > 1:
+        ax.legend(fontsize="small", frameon=False)
+
+
+def stacked_barh(ax: Axes, categories: Sequence[str], series: dict[str, Sequence[int]],
+                 colors: Sequence[str]) -> None:
+    """Horizontal bars, one per category, stacked by series and labelled
+    with their counts, the legend above the axes."""
+    left = [0] * len(categories)
+    for (name, values), color in zip(series.items(), colors):
+        bars = ax.barh(categories, values, BAR_HEIGHT, left=left, label=name, color=color)
+        ax.bar_label(bars, [str(v) if v else "" for v in values], label_type="center",
+                     fontsize="small")
+        left = [a + b for a, b in zip(left, values)]
+    ax.invert_yaxis()
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.legend(fontsize="small", frameon=False, ncols=len(series), loc="lower left",
+              bbox_to_anchor=(0, 1))
+
+
+@dataclass(frozen=True)
+class Band:
+    """One score band of a rubric: a latency in (lower, upper] seconds gives ``score``."""
+
+    lower: float
+    upper: float
+    score: int
+
+
+def draw_bands(ax: Axes, bands: Iterable[Band], x_max: float) -> None:
+    """Shade each band as a vertical span labelled with its score ('5점')."""
+    for band in bands:
+        upper = min(band.upper, x_max)
+        if band.lower >= upper:
+            continue
+        ax.axvspan(band.lower, upper, color=SCORE_COLORS.get(band.score, "#cccccc"),
+                   alpha=BAND_ALPHA, linewidth=0)
+        ax.text((band.lower + upper) / 2, 0.98, f"{band.score}점", ha="center", va="top",
+                fontsize="small", transform=ax.get_xaxis_transform())
+
+
+def histogram(ax: Axes, edges: Sequence[float], series: dict[str, Sequence[int]],
+              colors: Sequence[str] = SERIES_COLORS) -> None:
+    """Bars over consecutive bins (``edges`` has one more entry than each
+    series), stacked by series; a legend when there is more than one."""
+    widths = [b - a for a, b in zip(edges, edges[1:])]
+    bottom = [0] * len(widths)
+    for i, (name, counts) in enumerate(series.items()):
+        ax.bar(edges[:-1], counts, widths, bottom=bottom, align="edge", label=name,
+               color=colors[i % len(colors)], edgecolor="white", linewidth=0.5)
+        bottom = [a + b for a, b in zip(bottom, counts)]
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    if len(series) > 1:
+        ax.legend(fontsize="small", frameon=False)
+
+
+def histogram_with_bands(ax: Axes, edges: Sequence[float], counts: Sequence[int],
+                         bands: Iterable[Band], overflow_label: str | None = None) -> None:
+    """A histogram with the rubric's score bands shaded behind it. With
+    ``overflow_label`` the last bin holds everything beyond its left edge and
+    is hatched and annotated."""
+    draw_bands(ax, bands, edges[-1])
+    histogram(ax, edges, {"": counts})
+    ax.set_xlim(edges[0], edges[-1])
+    ax.margins(y=BAND_LABEL_ROOM)
+    if overflow_label and counts[-1]:
+        ax.containers[-1][-1].set_hatch("//")
+        ax.annotate(overflow_label, (edges[-2], counts[-1]), xytext=(0, 3),
+                    textcoords="offset points", ha="right", fontsize="small")
+
+
+def score_ticks(ax: Axes, lo: float, hi: float, step: float) -> None:
+    """x ticks every ``step`` over the score range [lo, hi]."""
+    n = round((hi - lo) / step)
+    ax.set_xticks([round(lo + i * step, 6) for i in range(n + 1)])
+    ax.set_xlim(lo, hi)
+
+
+# ---------------------------------------------------------------- queries
+
+# Latency histograms: at least this many bins between 0 s and the rubric's
+# last finite band edge (each bin inside one band), half as many again beyond
+# it, then one overflow bin for the rest.
+LATENCY_MIN_BINS_TO_LAST_EDGE = 20
+SCORE_MAX = 5.0  # item scores of the resume and recruit agents are 0-5
+SCORE_BINS = 10
+SUMMARY_SCORE_MAX = 1.0  # summary metrics are 0-1
+SUMMARY_SCORE_BINS = 10
+
+
+def rows(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    cursor = con.execute(sql, list(params))
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def edges_of(lo: float, hi: float, n_bins: int) -> list[float]:
+    """The ``n_bins + 1`` edges of equal bins over [lo, hi]."""
+    return [lo + (hi - lo) * i / n_bins for i in range(n_bins + 1)]
+
+
+def score_bins(con: duckdb.DuckDBPyConnection, values_sql: str, params: Sequence[Any],
+               series: Sequence[str], hi: float, n_bins: int) -> dict[str, list[int]]:
+    """Counts in ``n_bins`` equal bins over [0, hi] (the last bin closed) of
+    the ``(series, score)`` rows that ``values_sql`` yields, binned in DuckDB;
+    one list per name in ``series``. Null scores are not counted."""
+    counts = {name: [0] * n_bins for name in series}
+    for row in rows(
+        con,
+        f"""
+        select series, greatest(least(cast(floor(score / ?) as integer), ?), 0) as bin,
+               count(*) as n_items
+        from ({values_sql}) as scored
+        where score is not null
+        group by all
+        """,
+        [hi / n_bins, n_bins - 1, *params],
+    ):
+        if row["series"] in counts:
+            counts[row["series"]][row["bin"]] = row["n_items"]
+    return counts
+
+
+@dataclass(frozen=True)
+class LatencyPanel:
+    """One latency histogram: a track or class of one set, binned in DuckDB."""
+
+    title: str
+    edges: list[float]  # the last bin is the overflow bin: everything above edges[-2]
+    counts: list[int]
+    bands: list[Band]
+    n_missing: int
+
+
+@dataclass(frozen=True)
+class LatencyBins:
+    """Right-closed bins (k * width, (k + 1) * width] of one rubric; bin
+    ``overflow`` holds every latency above ``overflow * width``."""
+
+    width: float
+    overflow: int
+
+    @property
+    def edges(self) -> list[float]:
+        return edges_of(0, self.width * (self.overflow + 1), self.overflow + 1)
+
+
+def rubric_bands(con: duckdb.DuckDBPyConnection) -> dict[str, list[Band]]:
+    """The score bands of each latency rubric (seed latency_rubric)."""
+    bands: dict[str, list[Band]] = {}
+    for row in rows(
+        con,
+        """
+        select latency_rubric, score,
+               coalesce(lag(upper_bound_sec) over (
+                   partition by latency_rubric order by band_order), 0) as lower_bound_sec,
+               upper_bound_sec
+        from rubric.latency_rubric
+        order by latency_rubric, band_order
+        """,
+    ):
+        bands.setdefault(row["latency_rubric"], []).append(
+            Band(row["lower_bound_sec"], row["upper_bound_sec"], row["score"])
+        )
+    return bands
+
+
+def _fraction_gcd(a: Fraction, b: Fraction) -> Fraction:
+    return Fraction(math.gcd(a.numerator * b.denominator, b.numerator * a.denominator),
+                    a.denominator * b.denominator)
+
+
+def latency_bins(bands: Sequence[Band]) -> LatencyBins:
+    """The widest bin width that divides every finite band edge (so no bin
+    straddles two scores) and gives at least LATENCY_MIN_BINS_TO_LAST_EDGE
+    bins up to the last edge: 1 s for edges 5/8/10/15/20, 2.5 s for 20..60."""
+    finite = [Fraction(b.upper).limit_denominator(1000) for b in bands if math.isfinite(b.upper)]
+    common = functools.reduce(_fraction_gcd, finite)
+    split = math.ceil(LATENCY_MIN_BINS_TO_LAST_EDGE * common / finite[-1])
+    n_to_last = int(finite[-1] / (common / split))
+    return LatencyBins(float(common / split), n_to_last + n_to_last // 2)
+
+
+def latency_panels(con: duckdb.DuckDBPyConnection, items_sql: str, set_id: str) -> list[LatencyPanel]:
+    """Latency histograms of one set, one per panel, counted in DuckDB.
+    ``items_sql`` yields ``(panel_order, panel_title, latency_rubric,
+    latency_sec)`` per item of the set (one ``?`` parameter). Items whose
+    rubric has no bands are left out; items without a latency are counted."""
+    bands = rubric_bands(con)
+    bins = {rubric: latency_bins(rubric_bands) for rubric, rubric_bands in bands.items()}
+    if not bins:
+        return []
+    values = ", ".join(["(?, ?, ?)"] * len(bins))
+    counted = rows(
+        con,
+        f"""
+        with
+        items as ({items_sql}),
+        widths (latency_rubric, bin_width, overflow_bin) as (values {values}),
+        binned as (
+            -- least/greatest skip nulls: a missing latency must stay a null bin
+            select items.panel_order, items.panel_title, items.latency_rubric,
+                   case when items.latency_sec is not null then greatest(least(
+                       cast(ceil(items.latency_sec / widths.bin_width) as integer) - 1,
+                       widths.overflow_bin), 0) end as bin
+            from items
+            inner join widths on items.latency_rubric = widths.latency_rubric
+        )
+        select panel_order, panel_title, latency_rubric, bin, count(*) as n_items
+        from binned
+        group by all
+        order by panel_order, bin nulls first
+        """,
+        [set_id, *(v for rubric, b in bins.items() for v in (rubric, b.width, b.overflow))],
+    )
+    panels_by_order: dict[Any, LatencyPanel] = {}
+    for row in counted:
+        rubric_bins = bins[row["latency_rubric"]]
+        panel = panels_by_order.setdefault(row["panel_order"], LatencyPanel(
+            row["panel_title"], rubric_bins.edges, [0] * (rubric_bins.overflow + 1),
+            bands[row["latency_rubric"]], 0))
+        if row["bin"] is None:
+            panels_by_order[row["panel_order"]] = replace(panel, n_missing=row["n_items"])
+        else:
+            panel.counts[row["bin"]] = row["n_items"]
+    return list(panels_by_order.values())
+
+
+def plot_latency_panels(fig: Figure, latency: list[LatencyPanel]) -> bool:
+    """One histogram with rubric bands per panel that has any latency."""
+    drawn = [p for p in latency if sum(p.counts)]
+    if not drawn:
+        return False
+    for ax, panel in zip(panels(fig, len(drawn)), drawn):
+        n_items = sum(panel.counts) + panel.n_missing
+        missing = f", 지연 값 누락 {panel.n_missing}" if panel.n_missing else ""
+        ax.set_title(f"{panel.title} — {n_items}문항{missing}", loc="left")
+        overflow = f"{panel.edges[-2]:g}초 초과"
+        histogram_with_bands(ax, panel.edges, panel.counts, panel.bands, overflow)
+        ax.set_xlabel("응답 시간(초)")
+        ax.set_ylabel("문항 수")
+    return True
+
+
+def plot_score_panels(fig: Figure, bins: dict[str, dict[str, list[int]]], hi: float,
+                      ncols: int = 1, tick_step: float = 1.0) -> bool:
+    """One score histogram per panel title in ``bins`` (series -> counts),
+    leaving out empty series and panels; each title gets its count."""
+    drawn = {title: {name: counts for name, counts in series.items() if sum(counts)}
+             for title, series in bins.items()}
+    drawn = {title: series for title, series in drawn.items() if series}
+    if not drawn:
+        return False
+    for ax, (title, series) in zip(panels(fig, len(drawn), min(ncols, len(drawn))), drawn.items()):
+        n_bins = len(next(iter(series.values())))
+        histogram(ax, edges_of(0, hi, n_bins), series)
+        score_ticks(ax, 0, hi, tick_step)
+        ax.set_title(f"{title} — {sum(map(sum, series.values()))}건", loc="left")
+        ax.set_xlabel("점수")
+        ax.set_ylabel("건수")
+    return True
+
+
+# ---------------------------------------------------------------- resume agent
+
+
+def resume_latency_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
+    """Items per latency score (5점..0점) for each rubric, one bar per round."""
+    result = rows(
+        con,
+        """
+        with
+        rubrics as (
+            select latency_rubric, min(track) as first_track,
+                   string_agg(track_label, ', ' order by track) as tracks
+            from rubric.resume_track_rubrics
+            group by latency_rubric
+        )
+        select rubrics.tracks || ' (' || dist.latency_rubric || ')' as title,
+               dist.round, dist.latency_score, dist.n_items
+        from marts.resume_latency_distribution as dist
+        inner join rubrics on dist.latency_rubric = rubrics.latency_rubric
+        where dist.set_id = ? and dist.scope = 'round'
+        order by rubrics.first_track, dist.round_order, dist.latency_score desc
+        """,
+        [set_id],
+    )
+    scores = sorted({r["latency_score"] for r in result}, reverse=True)
+    by_rubric: dict[str, dict[str, list[int]]] = {}
+    for r in result:
+        series = by_rubric.setdefault(r["title"], {}).setdefault(f"{r['round']}회차", [0] * len(scores))
+        series[scores.index(r["latency_score"])] = r["n_items"]
+    drawn = {t: s for t, s in by_rubric.items() if any(sum(v) for v in s.values())}
+    if not drawn:
+        return False
+    for ax, (title, series) in zip(panels(fig, len(drawn)), drawn.items()):
+        bar_chart(ax, [f"{s}점" for s in scores], series)
+        ax.set_title(title, loc="left")
+        ax.set_ylabel("문항 수")
+    return True
+
+
+# (panel_order, panel_title, latency_rubric, latency_sec) per item of one set
+RESUME_LATENCY_ITEMS = """
+    select tracks.track as panel_order,
+           tracks.track_label || ' (' || tracks.latency_rubric || ')' as panel_title,
+           scores.latency_rubric, scores.latency_sec
+    from marts.resume_item_scores as scores
+    inner join rubric.resume_track_rubrics as tracks on scores.track = tracks.track
+    where scores.set_id = ?
+"""
+
+
+def resume_latency_hist(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
+    """Latency histogram per track, with its rubric's score bands."""
+    return plot_latency_panels(fig, latency_panels(con, RESUME_LATENCY_ITEMS, set_id))
+
+
+CONSISTENCY_OUTCOMES = {"n_both_pass": "둘 다 pass", "n_both_fail": "둘 다 fail", "n_mismatch": "차이"}
+CONSISTENCY_COLORS = ["#1a9850", "#969696", "#f46d43"]
+
+
+def resume_consistency(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
+    """Consistency outcomes (both pass / both fail / mismatch) per round pair."""
+    pairs = rows(
+        con,
+        "select round_a, round_b, n_both_pass, n_both_fail, n_mismatch "
+        "from marts.resume_consistency_round_pairs where set_id = ? and n_pairs > 0 "
+        "order by round_a_order, round_b_order",
+        [set_id],
+    )
+    if not pairs:
+        return False
+    (ax,) = panels(fig, 1)
+    categories = [f"{p['round_a']} ↔ {p['round_b']}" for p in pairs]
+    series = {label: [p[column] for p in pairs] for column, label in CONSISTENCY_OUTCOMES.items()}
+    stacked_barh(ax, categories, series, CONSISTENCY_COLORS)
+    ax.set_xlabel("비교 쌍 수")
+    return True
+
+
+RESUME_ITEM_SCORES = {"intent_score": "의도 충족", "accuracy_score": "정확성", "stability_score": "안정성"}
+
+
+def resume_item_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
+    """Item score distributions of intent, accuracy and stability (0-5)."""
+    columns = ", ".join(RESUME_ITEM_SCORES)
+    values_sql = f"""
+        unpivot (select {columns} from marts.resume_item_scores where set_id = ?)
+        on {columns} into name series value score
+    """
+    bins = score_bins(con, values_sql, [set_id], list(RESUME_ITEM_SCORES), SCORE_MAX, SCORE_BINS)
+    by_title = {RESUME_ITEM_SCORES[column]: {"": counts} for column, counts in bins.items()}
+    return plot_score_panels(fig, by_title, SCORE_MAX, ncols=3)
+
+
+# ---------------------------------------------------------------- recruit agent
+
+
+RECRUIT_LATENCY_ITEMS = """
+    with classes as (
+        select latency_class, latency_rubric, metric_name,
+               row_number() over (order by latency_class desc) as class_order
+        from rubric.recruit_latency_classes
+    )
+    select classes.class_order as panel_order,
+           classes.metric_name || ' (' || classes.latency_class || ')' as panel_title,
+           scores.latency_rubric, scores.latency_sec
+    from marts.recruit_item_scores as scores
+    inner join classes on scores.latency_class = classes.latency_class
+    where scores.set_id = ?
+"""
+
+
+def recruit_latency_hist(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
+    """Latency histogram per latency class (SINGLE, MULTI), with rubric bands."""
+    return plot_latency_panels(fig, latency_panels(con, RECRUIT_LATENCY_ITEMS, set_id))
+
+
+def recruit_accuracy_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
+    """Item accuracy score distribution (0-5)."""
+    values_sql = ("select '정확성' as series, accuracy_score as score "
+                  "from marts.recruit_item_scores where set_id = ?")
+    bins = score_bins(con, values_sql, [set_id], ["정확성"], SCORE_MAX, SCORE_BINS)
+    return plot_score_panels(fig, {"문항": bins}, SCORE_MAX)
+
+
+RECRUIT_CONSISTENCY_SERIES = ["2회 이상 실행", "1회만 실행 (0점)"]
+
+
+def recruit_consistency_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
+    """Per-query consistency score distribution (0-5), queries run once apart."""
+    scored, single = RECRUIT_CONSISTENCY_SERIES
+    values_sql = (f"select case when is_scored then '{scored}' else '{single}' end as series, "
+                  "consistency_score as score from marts.recruit_query_consistency where set_id = ?")
+    bins = score_bins(con, values_sql, [set_id], RECRUIT_CONSISTENCY_SERIES, SCORE_MAX, SCORE_BINS)
+    return plot_score_panels(fig, {"질의": bins}, SCORE_MAX)
+
+
+# ---------------------------------------------------------------- summary
+
+
+def quote_identifier(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def summary_metric_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
+    """Per-metric case score distribution (0-1) with the threshold in force."""
+    metrics = rows(
+        con,
+        "select metric, metric_label, threshold, mean_score from marts.summary_set_metrics "
+        "where set_id = ? and n_cases > 0 order by metric_order",
+        [set_id],
+    )
+    if not metrics:
+        return False
+    columns = ", ".join(quote_identifier(m["metric"]) for m in metrics)
+    values_sql = f"""
+        unpivot (select {columns} from marts.summary_case_scores where set_id = ?)
+        on {columns} into name series value score
+    """
+    bins = score_bins(con, values_sql, [set_id], [m["metric"] for m in metrics],
+                      SUMMARY_SCORE_MAX, SUMMARY_SCORE_BINS)
+    axes = panels(fig, len(metrics), ncols=2)
+    for ax, metric in zip(axes, metrics):
+        histogram(ax, edges_of(0, SUMMARY_SCORE_MAX, SUMMARY_SCORE_BINS), {"": bins[metric["metric"]]})
+        score_ticks(ax, 0, SUMMARY_SCORE_MAX, 0.2)
+        ax.axvline(metric["threshold"], color="#d73027", linestyle="--",
+                   label=f"임계값 {metric['threshold']:.2f}")
+        ax.axvline(metric["mean_score"], color="#313695", linestyle=":",
+                   label=f"평균 {metric['mean_score']:.2f}")
+        ax.legend(fontsize="small", frameon=False, loc="upper left")
+        ax.set_title(metric["metric_label"], loc="left")
+        ax.set_xlabel("점수")
+        ax.set_ylabel("케이스 수")
+    return True
+
+
+# ---------------------------------------------------------------- engagement
+
+ENGAGEMENT_KINDS = {"count": "건수 지표", "rate": "비율 지표"}
+EXPECTED_ACTUAL = {"expected_value": "기대값", "actual_value": "실제값"}
+
+
+def as_float(value: float | None) -> float:
+    """A bar height: a missing value draws no bar."""
+    return float("nan") if value is None else value
+
+
+def engagement_expected_actual(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
+    """Expected vs actual per metric of the run, counts and rates apart."""
+    metrics = rows(
+        con,
+        "select metric, metric_kind, expected_value, actual_value "
+        "from marts.engagement_run_metrics where set_id = ? order by metric_order",
+        [set_id],
+    )
+    kinds = {kind: [m for m in metrics if m["metric_kind"] == kind] for kind in ENGAGEMENT_KINDS}
+    drawn = {kind: ms for kind, ms in kinds.items() if ms}
+    if not drawn:
+        return False
+    for ax, (kind, ms) in zip(panels(fig, len(drawn), ncols=min(2, len(drawn))), drawn.items()):
+        series = {label: [as_float(m[column]) for m in ms] for column, label in EXPECTED_ACTUAL.items()}
+        bar_chart(ax, [m["metric"] for m in ms], series, counts=kind == "count")
+        ax.set_title(ENGAGEMENT_KINDS[kind], loc="left")
+    return True
+
+
+def engagement_persona_expected_actual(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
+    """Expected vs actual per persona, one panel per metric."""
+    result = rows(
+        con,
+        "select metric, metric_kind, persona, expected_value, actual_value "
+        "from marts.engagement_persona_metrics where set_id = ? order by metric_order, persona",
+        [set_id],
+    )
+    by_metric: dict[str, list[dict[str, Any]]] = {}
+    for r in result:
+        by_metric.setdefault(r["metric"], []).append(r)
+    if not by_metric:
+        return False
+    for ax, (metric, ms) in zip(panels(fig, len(by_metric)), by_metric.items()):
+        series = {label: [as_float(m[column]) for m in ms] for column, label in EXPECTED_ACTUAL.items()}
+        bar_chart(ax, [drawable(m["persona"]) for m in ms], series,
+                  counts=ms[0]["metric_kind"] == "count")
+        ax.set_title(metric, loc="left")
+    return True
+
+
+# ---------------------------------------------------------------- registry
+
+Plot = Callable[[duckdb.DuckDBPyConnection, str, Figure], bool]
+
+
+@dataclass(frozen=True)
+class ChartSpec:
+    """One chart of a report: written as ``<report stem>.<name>.png``."""
+
+    name: str
+    alt: str  # the markdown alt text, also the chart's title
+    plot: Plot  # draws the set's chart; False when there is nothing to draw
+
+
+# Per agent (the folder under reports/), the charts each of its reports links.
+CHARTS: dict[str, list[ChartSpec]] = {
+    "resume_agent": [
+        ChartSpec("item_scores", "문항 점수 분포 (의도 충족·정확성·안정성)", resume_item_scores),
+        ChartSpec("consistency", "회차쌍별 일관성 결과", resume_consistency),
+        ChartSpec("latency_hist", "Track별 응답시간 분포 (루브릭 구간 표시)", resume_latency_hist),
+        ChartSpec("latency_scores", "루브릭별 응답 속도 점수 분포", resume_latency_scores),
+    ],
+    "recruit_agent": [
+        ChartSpec("accuracy_scores", "정확성 점수 분포", recruit_accuracy_scores),
+        ChartSpec("consistency_scores", "질의별 일관성 점수 분포", recruit_consistency_scores),
+        ChartSpec("latency_hist", "응답 속도 구분별 응답시간 분포 (루브릭 구간 표시)", recruit_latency_hist),
+    ],
+    "summary": [
+        ChartSpec("metric_scores", "메트릭별 케이스 점수 분포 (임계값 표시)", summary_metric_scores),
+    ],
+    "engagement": [
+        ChartSpec("expected_actual", "지표별 기대값 대비 실제값", engagement_expected_actual),
+        ChartSpec("persona_expected_actual", "페르소나별 기대값 대비 실제값",
+                  engagement_persona_expected_actual),
+    ],
+}
+
+
+# ---------------------------------------------------------------- rendering
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A chart written beside a report."""
+
+    name: str
+    alt: str
+    path: Path
+    labels: tuple[str, ...]  # every text drawn: titles, axis labels, ticks, legends, notes
+
+    @property
+    def link(self) -> str:
+        """The markdown image link, relative to the report."""
+        return f"![{self.alt}]({quote(self.path.name)})"
+
+
+def chart_path(report: Path, name: str) -> Path:
+    """``reports/x/2026-11-20/nightly.md`` -> ``.../nightly.<name>.png``."""
+    return report.with_name(f"{report.stem}.{name}.png")
+
+
+def drawn_texts(fig: Figure) -> tuple[str, ...]:
+    """Every visible, non-empty text of a drawn figure, each once, in order."""
+    texts = (t.get_text() for t in fig.findobj(Text) if t.get_visible())
+    return tuple(dict.fromkeys(t for t in texts if t.strip()))
+
+
+def render_chart(con: duckdb.DuckDBPyConnection, set_id: str, spec: ChartSpec, path: Path) -> Chart | None:
+    """Draw one chart of one set into ``path``; None (and no file) when empty."""
+    with matplotlib.rc_context(STYLE | {"font.family": font_family()}):
+        fig = Figure(dpi=DPI, layout="constrained")
+        FigureCanvasAgg(fig)
+        if not spec.plot(con, set_id, fig):
+            path.unlink(missing_ok=True)
+            return None
+        fig.suptitle(spec.alt, x=0.01, ha="left", fontsize="large")
+        fig.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
+        return Chart(spec.name, spec.alt, path, drawn_texts(fig))
+
+
+def render_charts(con: duckdb.DuckDBPyConnection, agent: str, set_id: str, report: Path) -> dict[str, Chart]:
+    """Every chart of ``agent``'s report of ``set_id`` beside ``report``, by
+    name; a chart with nothing to draw is left out and its old file removed."""
+    charts = {}
+    for spec in CHARTS[agent]:
+        chart = render_chart(con, set_id, spec, chart_path(report, spec.name))
+        if chart is not None:
+            charts[spec.name] = chart
+    return charts

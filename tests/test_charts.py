@@ -1,0 +1,187 @@
+"""PNG charts beside the reports: files, links, font coverage, determinism.
+
+One warehouse of the four agents' fixture drops is built once for the module
+(the dbt build is the slow part); every test renders from it.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import unquote
+
+import duckdb
+import pytest
+from PIL import Image
+
+from agent_eval import charts, cli, report
+from conftest import Warehouse
+
+pytestmark = [pytest.mark.dbt, pytest.mark.filterwarnings("error:Glyph .* missing")]
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+LINK = re.compile(r"!\[([^\]]*)\]\(([^)]*)\)")
+HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+RESUME_SET = "2026-11-01/resume_agent_basic.csv"
+RECRUIT_SET = "2026-11-01/recruit_agent_basic.jsonl"
+NO_EXPECTED_RUN = "2026-11-01/engagement/run-bad-expected"
+
+# report (under reports/) -> the charts it links. A run without expected data
+# has no metric to compare, and only run-worked has per-persona expectations.
+EXPECTED_CHARTS = {
+    "resume_agent/2026-11-01/resume_agent_basic.md":
+        {"item_scores", "consistency", "latency_hist", "latency_scores"},
+    "recruit_agent/2026-11-01/recruit_agent_basic.md":
+        {"accuracy_scores", "consistency_scores", "latency_hist"},
+    "summary/2026-11-03/summary_claims.md": {"metric_scores"},
+    "summary/2026-11-03/summary_bom.md": {"metric_scores"},
+    "engagement/2026-11-01/run-worked.md": {"expected_actual", "persona_expected_actual"},
+    "engagement/2026-11-02/run-worked.md": {"expected_actual", "persona_expected_actual"},
+    "engagement/2026-11-01/run-rates.md": {"expected_actual"},
+    "engagement/2026-11-01/run-expected-zero.md": {"expected_actual"},
+    "engagement/2026-11-01/run-zero-weight.md": {"expected_actual"},
+    "engagement/2026-11-01/run-bad-expected.md": set(),
+}
+
+
+@pytest.fixture(scope="module")
+def built(module_warehouse: Callable[[str], Warehouse]) -> Warehouse:
+    wh = module_warehouse("charts")
+    for fixture in ("basic", "recruit_basic", "engagement", "summary_basic"):
+        wh.add_fixture(fixture)
+    assert wh.build() == cli.EXIT_REJECTED  # the fixtures hold deliberately bad input
+    return wh
+
+
+@pytest.fixture(scope="module")
+def rendered(built: Warehouse) -> Path:
+    report.render_all(built.paths.db_path, built.paths.reports_dir)
+    return built.paths.reports_dir
+
+
+def links(markdown: Path) -> list[tuple[str, Path]]:
+    """(alt text, target path) of every image link of a report."""
+    text = markdown.read_text(encoding="utf-8")
+    return [(alt, markdown.parent / unquote(target)) for alt, target in LINK.findall(text)]
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """Width and height from the IHDR chunk, checking its CRC."""
+    assert data[:8] == PNG_SIGNATURE
+    length, kind = struct.unpack(">I4s", data[8:16])
+    assert (length, kind) == (13, b"IHDR")
+    (crc,) = struct.unpack(">I", data[16 + length:20 + length])
+    assert crc == zlib.crc32(data[12:16 + length])
+    return struct.unpack(">II", data[16:24])
+
+
+def test_each_report_links_exactly_its_charts(rendered):
+    for name, expected in EXPECTED_CHARTS.items():
+        md = rendered / name
+        linked = {target.name.removeprefix(md.stem + ".").removesuffix(".png") for _, target in links(md)}
+        assert linked == expected, name
+
+
+def test_every_link_resolves_to_a_png_beside_its_report_and_no_png_is_orphaned(rendered):
+    reports = sorted(rendered.rglob("*.md"))
+    assert len(reports) == len(EXPECTED_CHARTS)
+    linked: list[Path] = []
+    for md in reports:
+        for alt, target in links(md):
+            assert HANGUL.search(alt), (md, alt)
+            assert target.parent == md.parent and target.is_file(), (md, target)
+            linked.append(target)
+    assert sorted(linked) == sorted(rendered.rglob("*.png"))
+
+
+def test_each_chart_is_a_valid_png_of_plausible_size(rendered):
+    pngs = sorted(rendered.rglob("*.png"))
+    assert len(pngs) == sum(map(len, EXPECTED_CHARTS.values()))
+    for png in pngs:
+        data = png.read_bytes()
+        assert 5_000 < len(data) < 2_000_000, png
+        width, height = png_size(data)
+        assert width == charts.FIGURE_WIDTH_IN * charts.DPI, png
+        assert 200 <= height <= 3_000, png
+        with Image.open(png) as image:
+            image.verify()
+
+
+def test_the_font_covers_every_label_drawn(built, tmp_path):
+    assert charts.font_path().name == "NanumGothic.ttf"
+    assert charts.font_family() == "NanumGothic"
+    drawn: list[charts.Chart] = []
+    with duckdb.connect(str(built.paths.db_path), read_only=True) as con:
+        sets = {
+            "resume_agent": [RESUME_SET],
+            "recruit_agent": [RECRUIT_SET],
+            "summary": [r[0] for r in con.sql("select set_id from marts.summary_set_scores").fetchall()],
+            "engagement": [r[0] for r in con.sql("select set_id from marts.engagement_run_scores").fetchall()],
+        }
+        for agent, set_ids in sets.items():
+            for i, set_id in enumerate(set_ids):
+                drawn += charts.render_charts(con, agent, set_id, tmp_path / f"{agent}_{i}.md").values()
+    assert len(drawn) == sum(map(len, EXPECTED_CHARTS.values()))
+    for chart in drawn:
+        assert chart.alt in chart.labels  # the title
+        assert any(HANGUL.search(label) for label in chart.labels), chart.name
+        assert charts.missing_glyphs("".join(chart.labels)) == "", chart.path
+    resume_hist = next(c for c in drawn if c.path.name == "resume_agent_0.latency_hist.png")
+    # the band labels, the axis labels and a panel title with its counts
+    assert {"5점", "4점", "3점", "2점", "1점", "0점", "응답 시간(초)", "문항 수"} <= set(resume_hist.labels)
+    assert "Track 1 (single) — 6문항, 지연 값 누락 1" in resume_hist.labels
+
+
+def test_the_coverage_check_finds_what_the_font_lacks():
+    # NanumGothic has no U+2212 MINUS SIGN (hence axes.unicode_minus off) and no emoji
+    assert charts.missing_glyphs("점수 −1 😀 가") == "−😀"
+    assert charts.drawable("p-😀-골프") == "p-?-골프"
+
+
+def test_rendering_twice_gives_identical_bytes(rendered, built, tmp_path):
+    report.render_all(built.paths.db_path, tmp_path)
+    first = sorted(p.relative_to(rendered) for p in rendered.rglob("*.png"))
+    second = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.png"))
+    assert first == second and first
+    for rel in first:
+        assert (rendered / rel).read_bytes() == (tmp_path / rel).read_bytes(), rel
+
+
+def test_latency_histogram_bins_follow_the_rubric(built):
+    """basic fixture latencies (s): Track 1 4.0, 20.01, 15.0, 5.01, -, 3.0;
+    Track 2 8.0, 10.0, -, 15.0; Track 3 61.0, 20.01, 20.0, 60.0.
+    single edges 5/8/10/15/20 -> 1 s bins; multi edges 20..60 -> gcd 10, split
+    in 4 for at least 20 bins up to 60 -> 2.5 s bins. Bins are right-closed
+    like the bands: 20.0 s (5점) is in (17.5, 20], 20.01 s (4점) in (20, 22.5]."""
+    with duckdb.connect(str(built.paths.db_path), read_only=True) as con:
+        panels = charts.latency_panels(con, charts.RESUME_LATENCY_ITEMS, RESUME_SET)
+    nonzero = {p.title: {i: n for i, n in enumerate(p.counts) if n} for p in panels}
+    assert nonzero == {
+        # 3.0 -> (2,3] bin 2; 4.0 -> bin 3; 5.01 -> (5,6] bin 5; 15.0 -> bin 14; 20.01 -> bin 20
+        "Track 1 (single)": {2: 1, 3: 1, 5: 1, 14: 1, 20: 1},
+        # 8.0 -> bin 7; 10.0 -> bin 9; 15.0 -> bin 14
+        "Track 2 (single)": {7: 1, 9: 1, 14: 1},
+        # 20.0/2.5 = 8 -> bin 7; 20.01 -> bin 8; 60.0/2.5 = 24 -> bin 23; 61.0 -> bin 24
+        "Track 3 (multi)": {7: 1, 8: 1, 23: 1, 24: 1},
+    }
+    assert [p.n_missing for p in panels] == [1, 1, 0]
+    single, _, multi = panels
+    # 20 bins to the last edge, 10 more, then the overflow bin (> 30 s)
+    assert (len(single.counts), single.edges[1], single.edges[-2]) == (31, 1.0, 30.0)
+    assert (len(multi.counts), multi.edges[1], multi.edges[-2]) == (37, 2.5, 90.0)
+    for panel in panels:  # every bin below the overflow bin lies inside one band
+        for lower, upper in zip(panel.edges[:-2], panel.edges[1:-1]):
+            assert any(b.lower <= lower and upper <= b.upper for b in panel.bands), (lower, upper)
+
+
+def test_a_chart_with_nothing_to_draw_leaves_no_file_and_no_link(rendered, built):
+    md = rendered / "engagement" / "2026-11-01" / "run-bad-expected.md"
+    stale = charts.chart_path(md, "expected_actual")
+    stale.write_bytes(PNG_SIGNATURE)  # as if an earlier build had drawn it
+    report.render_all(built.paths.db_path, rendered, [NO_EXPECTED_RUN])
+    assert not stale.exists()
+    assert links(md) == []
