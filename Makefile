@@ -33,6 +33,7 @@ bench: setup
 # The chart shown in the README (section "Charts"), from the bundled samples.
 readme-chart: demo
 	cp reports/demo/resume_agent/2026-11-01/resume_agent_nightly.latency_hist.png docs/img/resume_agent_latency_hist.png
+	cp reports/demo/morning/2026-11-02.overview.png docs/img/morning_overview.png
 
 docs: setup
 	$(DBT) docs generate --project-dir .

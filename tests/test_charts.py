@@ -40,7 +40,9 @@ EXPECTED_CHARTS = {
     "summary/2026-11-03/summary_claims.md": {"metric_scores"},
     "summary/2026-11-03/summary_bom.md": {"metric_scores"},
     "engagement/2026-11-01/run-worked.md": {"expected_actual", "persona_expected_actual"},
-    "engagement/2026-11-02/run-worked.md": {"expected_actual", "persona_expected_actual"},
+    # run-worked has the same expected.json on both nights: a series of two,
+    # so the second run has a trend; every other set is alone in its series
+    "engagement/2026-11-02/run-worked.md": {"expected_actual", "persona_expected_actual", "trend"},
     "engagement/2026-11-01/run-rates.md": {"expected_actual"},
     "engagement/2026-11-01/run-expected-zero.md": {"expected_actual"},
     "engagement/2026-11-01/run-zero-weight.md": {"expected_actual"},
@@ -134,6 +136,16 @@ def test_the_font_covers_every_label_drawn(built, tmp_path):
     # the band labels, the axis labels and a panel title with its counts
     assert {"5점", "4점", "3점", "2점", "1점", "0점", "응답 시간(초)", "문항 수"} <= set(resume_hist.labels)
     assert "Track 1 (single) — 6문항, 지연 값 누락 1" in resume_hist.labels
+
+
+def test_the_trend_chart_marks_the_series_band_and_baseline(built, tmp_path):
+    spec = next(s for s in charts.CHARTS["engagement"] if s.name == "trend")
+    with duckdb.connect(str(built.paths.db_path), read_only=True) as con:
+        first = charts.render_chart(con, "2026-11-01/engagement/run-worked", spec, tmp_path / "a.png")
+        second = charts.render_chart(con, "2026-11-02/engagement/run-worked", spec, tmp_path / "b.png")
+    assert first is None and not (tmp_path / "a.png").exists()  # a series of one: no trend
+    assert {"전체 유사도", "2026-11-01", "2026-11-02", "7세트 이동평균", "기준선"} <= set(second.labels)
+    assert charts.missing_glyphs("".join(second.labels)) == ""
 
 
 def test_the_coverage_check_finds_what_the_font_lacks():

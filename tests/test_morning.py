@@ -26,12 +26,11 @@ import re
 import shutil
 from pathlib import Path
 
+import duckdb
 import pytest
 
-from agent_eval import cli
-from conftest import Warehouse
-
-from conftest import FIXTURES
+from agent_eval import charts, cli
+from conftest import FIXTURES, Warehouse
 
 GOLDEN = Path(__file__).parent / "golden" / "morning_2026-11-11.md"
 NIGHTS = {"2026-11-10": "2026-11-01", "2026-11-11": "2026-11-02"}
@@ -63,6 +62,16 @@ def test_report_latest_matches_the_golden_page(pair, capsys):
     if os.environ.get("AGENT_EVAL_UPDATE_GOLDEN"):
         GOLDEN.write_text(text, encoding="utf-8")
     assert text == GOLDEN.read_text(encoding="utf-8")
+
+
+def test_the_overview_chart_is_a_png_in_hangul(pair, tmp_path):
+    page = pair.paths.reports_dir / "morning" / "2026-11-11.md"
+    assert (page.parent / "2026-11-11.overview.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with duckdb.connect(str(pair.paths.db_path), read_only=True) as con:
+        chart = charts.render_chart(con, "2026-11-11", charts.MORNING_OVERVIEW, tmp_path / "o.png")
+    # one bar per set of the night: resume 6 metrics within noise; engagement 3 regressed
+    assert {"회귀", "노이즈 범위", "개선", "6", "3", "지표 수"} <= set(chart.labels)
+    assert charts.missing_glyphs("".join(chart.labels)) == ""
 
 
 def test_every_link_of_the_morning_page_resolves(pair):

@@ -621,6 +621,98 @@ def engagement_persona_expected_actual(con: duckdb.DuckDBPyConnection, set_id: s
     return True
 
 
+# ---------------------------------------------------------------- history
+
+TREND_SETS = 14  # the last N sets of the series, this one included
+TREND_METRICS = {  # the panels of each agent's trend chart (history_metrics names)
+    "resume_agent": ["intent_score", "stability_score", "consistency_score", "latency_score"],
+    "recruit_agent": ["accuracy_score", "consistency_score", "stability_score", "weighted_total"],
+    "summary": ["summary_accuracy", "summary_risk_coverage", "summary_non_definitive",
+                "summary_needs_followup"],
+    "engagement": ["overall_similarity"],
+}
+
+
+def line_with_band(ax: Axes, labels: Sequence[str], values: Sequence[float | None],
+                   lows: Sequence[float | None], highs: Sequence[float | None],
+                   color: str = SERIES_COLORS[0]) -> None:
+    """A line over ``labels`` with its confidence band shaded where known."""
+    xs = range(len(labels))
+    ax.plot(xs, [as_float(v) for v in values], marker="o", color=color, label="값")
+    if any(lo is not None for lo in lows):
+        ax.fill_between(xs, [as_float(v) for v in lows], [as_float(v) for v in highs],
+                        color=color, alpha=BAND_ALPHA, linewidth=0, label="95% 구간")
+    ax.set_xticks(xs, labels, rotation=30, ha="right", fontsize="small")
+
+
+def series_trend(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
+    """The set's series up to this set (last TREND_SETS): value, 95% band,
+    rolling 7-set mean and the baseline marked, one panel per key metric.
+    Nothing to draw for the first set of a series."""
+    agent_rows = rows(con, "select distinct agent from marts.history_set_metrics where set_id = ?", [set_id])
+    if not agent_rows:
+        return False
+    metrics = TREND_METRICS[agent_rows[0]["agent"]]
+    points = rows(
+        con,
+        """
+        with this_set as (
+            select distinct series_id, set_seq from marts.history_metric_trends where set_id = ?
+        )
+        select t.metric, t.metric_label, t.set_id, t.drop_date, t.set_seq, t.metric_value,
+               t.ci_low, t.ci_high, t.rolling_7_mean
+        from marts.history_metric_trends as t
+        join this_set on t.series_id = this_set.series_id
+        where t.set_seq <= this_set.set_seq and t.set_seq > this_set.set_seq - ?
+          and list_contains(?, t.metric)
+        order by t.metric, t.set_seq
+        """,
+        [set_id, TREND_SETS, metrics],
+    )
+    by_metric = {m: [p for p in points if p["metric"] == m] for m in metrics}
+    by_metric = {m: ps for m, ps in by_metric.items() if len(ps) >= 2}
+    if not by_metric:
+        return False
+    baseline = rows(con, "select baseline_set_id from marts.history_metric_trends where set_id = ? limit 1",
+                    [set_id])[0]["baseline_set_id"]
+    axes = panels(fig, len(by_metric), ncols=2 if len(by_metric) > 1 else 1)
+    for ax, (metric, ps) in zip(axes, by_metric.items()):
+        labels = [str(p["drop_date"]) for p in ps]
+        line_with_band(ax, labels, [p["metric_value"] for p in ps], [p["ci_low"] for p in ps],
+                       [p["ci_high"] for p in ps])
+        ax.plot(range(len(ps)), [as_float(p["rolling_7_mean"]) for p in ps], linestyle="--",
+                color=SERIES_COLORS[1], label="7세트 이동평균")
+        for i, p in enumerate(ps):
+            if p["set_id"] == baseline:
+                ax.axvline(i, color="#969696", linestyle=":", label="기준선")
+        ax.set_title(ps[0]["metric_label"], loc="left")
+        ax.legend(fontsize="small", frameon=False)
+    return True
+
+
+VERDICTS = {"regressed": "회귀", "within_noise": "노이즈 범위", "improved": "개선"}
+VERDICT_COLORS = ["#d73027", "#969696", "#1a9850"]
+
+
+def morning_overview(con: duckdb.DuckDBPyConnection, drop_date: str, fig: Figure) -> bool:
+    """Per set of the drop: how many of its metrics regressed, stayed within
+    noise or improved against the baseline."""
+    counts = rows(
+        con,
+        "select agent || ' · ' || series_id as label, "
+        + ", ".join(f"count(*) filter (where verdict = '{v}') as {v}" for v in VERDICTS)
+        + " from marts.history_metric_diffs where drop_date = cast(? as date) group by all order by label",
+        [drop_date],
+    )
+    if not counts:
+        return False
+    ax = panels(fig, 1)[0]
+    stacked_barh(ax, [drawable(c["label"]) for c in counts],
+                 {name: [c[v] for c in counts] for v, name in VERDICTS.items()}, VERDICT_COLORS)
+    ax.set_xlabel("지표 수")
+    return True
+
+
 # ---------------------------------------------------------------- registry
 
 Plot = Callable[[duckdb.DuckDBPyConnection, str, Figure], bool]
@@ -642,21 +734,27 @@ CHARTS: dict[str, list[ChartSpec]] = {
         ChartSpec("consistency", "회차쌍별 일관성 결과", resume_consistency),
         ChartSpec("latency_hist", "Track별 응답시간 분포 (루브릭 구간 표시)", resume_latency_hist),
         ChartSpec("latency_scores", "루브릭별 응답 속도 점수 분포", resume_latency_scores),
+        ChartSpec("trend", "시리즈 추이 (95% 구간, 7세트 이동평균, 기준선)", series_trend),
     ],
     "recruit_agent": [
         ChartSpec("accuracy_scores", "정확성 점수 분포", recruit_accuracy_scores),
         ChartSpec("consistency_scores", "질의별 일관성 점수 분포", recruit_consistency_scores),
         ChartSpec("latency_hist", "응답 속도 구분별 응답시간 분포 (루브릭 구간 표시)", recruit_latency_hist),
+        ChartSpec("trend", "시리즈 추이 (95% 구간, 7세트 이동평균, 기준선)", series_trend),
     ],
     "summary": [
         ChartSpec("metric_scores", "메트릭별 케이스 점수 분포 (임계값 표시)", summary_metric_scores),
+        ChartSpec("trend", "시리즈 추이 (95% 구간, 7세트 이동평균, 기준선)", series_trend),
     ],
     "engagement": [
         ChartSpec("expected_actual", "지표별 기대값 대비 실제값", engagement_expected_actual),
         ChartSpec("persona_expected_actual", "페르소나별 기대값 대비 실제값",
                   engagement_persona_expected_actual),
+        ChartSpec("trend", "시리즈 추이 (기준선 표시)", series_trend),
     ],
 }
+MORNING_OVERVIEW = ChartSpec("overview", "세트별 지표 판정 (기준선 대비: 회귀 / 노이즈 범위 / 개선)",
+                             morning_overview)
 
 
 # ---------------------------------------------------------------- rendering

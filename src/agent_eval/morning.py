@@ -15,6 +15,7 @@ from typing import Any
 
 import duckdb
 
+from agent_eval import charts
 from agent_eval.report import _rows, environment, report_path
 
 AGENT_LABELS = {
@@ -133,6 +134,10 @@ def render_morning(db_path: Path, reports_dir: Path) -> Path | None:
             return None
         page = morning_path(reports_dir, newest)
         ctx = morning_context(con, reports_dir, page)
+        page.parent.mkdir(parents=True, exist_ok=True)
+        ctx["overview_chart"] = charts.render_chart(
+            con, str(newest), charts.MORNING_OVERVIEW, charts.chart_path(page, charts.MORNING_OVERVIEW.name)
+        )
     page.parent.mkdir(parents=True, exist_ok=True)
     page.write_text(environment().get_template("morning_summary.md.j2").render(**ctx), encoding="utf-8")
     return page
