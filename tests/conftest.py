@@ -38,9 +38,12 @@ class Warehouse:
     def add_fixture(self, name: str) -> None:
         shutil.copytree(FIXTURES / name, self.drops, dirs_exist_ok=True)
 
-    def build(self, *, full_refresh: bool = False, reports: bool = False) -> int:
+    def build(self, *, full_refresh: bool = False, reports: bool = False, data_tests: bool = True) -> int:
+        """cmd_build without dbt unit tests; ``data_tests=False`` also leaves
+        the data tests out (for builds that check loading, not the tests:
+        about half of a build's time is its ~500 data tests)."""
         return cli.cmd_build(self.paths, full_refresh=full_refresh,
-                             skip_unit_tests=True, reports=reports)
+                             skip_unit_tests=True, reports=reports, data_tests=data_tests)
 
     def query(self, sql: str, params: list[Any] | None = None) -> list[tuple]:
         with duckdb.connect(str(self.paths.db_path), read_only=True) as con:

@@ -40,12 +40,12 @@ def overall(wh, set_id):
 
 def test_runs_are_rebuilt_when_one_of_their_files_changes(warehouse):
     warehouse.add_fixture("engagement")
-    assert warehouse.build() == EXIT_REJECTED
+    assert warehouse.build(data_tests=False) == EXIT_REJECTED
     first = snapshot(warehouse)
     shas = dict(warehouse.query("select set_id, run_sha256 from marts.engagement_run_scores"))
 
     # re-running with nothing new changes nothing
-    assert warehouse.build() == EXIT_REJECTED
+    assert warehouse.build(data_tests=False) == EXIT_REJECTED
     assert snapshot(warehouse) == first
 
     # 1. a changed actions.jsonl: run-rates gets a 9th act, liked
@@ -71,7 +71,7 @@ def test_runs_are_rebuilt_when_one_of_their_files_changes(warehouse):
     doc["weights"] = {"likeCount": 3, "commentCount": 1}
     expected.write_text(json.dumps(doc), encoding="utf-8")
 
-    assert warehouse.build() == EXIT_REJECTED
+    assert warehouse.build(data_tests=False) == EXIT_REJECTED
     changed = {f"{D1}/run-rates", f"{D1}/run-expected-zero", f"{D1}/run-worked"}
     assert overall(warehouse, f"{D1}/run-rates") == (9, 6, 0.891667, "close")
     assert overall(warehouse, f"{D1}/run-expected-zero") == (8, 1, 0.6875, "needs_tuning")
@@ -87,5 +87,5 @@ def test_runs_are_rebuilt_when_one_of_their_files_changes(warehouse):
     ) == [(f"{D1}/run-rates/agent-x/actions.jsonl",), (f"{D1}/run-worked/expected.json",)]
 
     # --full-refresh rebuilds the same marts from raw history
-    assert warehouse.build(full_refresh=True) == EXIT_REJECTED
+    assert warehouse.build(full_refresh=True, data_tests=False) == EXIT_REJECTED
     assert snapshot(warehouse) == incremental

@@ -1,4 +1,5 @@
-"""SPEC §2.2 nightly semantics, each as a test on real dbt builds.
+"""SPEC §2.2 nightly semantics, each as a test on real dbt builds (without
+dbt's data tests, which the other files' builds run: loading is checked here).
 
 tests/fixtures/night2/2026-11-02/resume_agent_basic.csv, by hand:
   1/1: QA t1 ok 3s -> 5 | QB t3 partial ('선택') 25s multi -> 4
@@ -49,10 +50,10 @@ def snapshot(wh) -> dict[str, list[tuple]]:
 
 def test_rerun_without_new_files_changes_nothing(warehouse):
     warehouse.add_fixture("night2")
-    assert warehouse.build() == EXIT_OK
+    assert warehouse.build(data_tests=False) == EXIT_OK
     before = snapshot(warehouse)
     raw_before = warehouse.query("select count(*) from raw.raw_resume_agent_rows")
-    assert warehouse.build() == EXIT_OK
+    assert warehouse.build(data_tests=False) == EXIT_OK
     assert snapshot(warehouse) == before
     assert warehouse.query("select count(*) from raw.raw_resume_agent_rows") == raw_before
     assert warehouse.query("select count(*) from raw.raw_drop_files") == [(1,)]
@@ -60,7 +61,7 @@ def test_rerun_without_new_files_changes_nothing(warehouse):
 
 def test_night2_scores(warehouse):
     warehouse.add_fixture("night2")
-    assert warehouse.build() == EXIT_OK
+    assert warehouse.build(data_tests=False) == EXIT_OK
     (row,) = warehouse.query(
         "select intent_score, stability_score, latency_score, consistency_score"
         " from marts.resume_set_scores where set_id = ?",
@@ -73,13 +74,13 @@ def test_night2_scores(warehouse):
 
 def test_new_drop_adds_sets_without_recomputing_old_ones(warehouse):
     warehouse.add_fixture("basic")
-    assert warehouse.build() == EXIT_REJECTED
+    assert warehouse.build(data_tests=False) == EXIT_REJECTED
     # Mark the built rows: a recomputation would overwrite the marker.
     with duckdb.connect(str(warehouse.paths.db_path)) as con:
         con.execute("update marts.resume_item_scores set category = 'MARKER' where set_id = ?", [BASIC])
         con.execute("update marts.resume_set_scores set rounds = 'MARKER' where set_id = ?", [BASIC])
     warehouse.add_fixture("night2")
-    assert warehouse.build() == EXIT_REJECTED
+    assert warehouse.build(data_tests=False) == EXIT_REJECTED
     sets = warehouse.query("select set_id, rounds from marts.resume_set_scores order by set_id")
     assert sets == [(BASIC, "MARKER"), (NIGHT2, "1/1,2/1")]
     assert warehouse.query(
@@ -89,11 +90,11 @@ def test_new_drop_adds_sets_without_recomputing_old_ones(warehouse):
 
 def test_identical_bytes_at_another_path_count_once(warehouse):
     warehouse.add_fixture("night2")
-    assert warehouse.build() == EXIT_OK
+    assert warehouse.build(data_tests=False) == EXIT_OK
     copy = warehouse.drops / "2026-11-03" / "resume_agent_again.csv"
     copy.parent.mkdir()
     shutil.copy(warehouse.drops / NIGHT2, copy)
-    assert warehouse.build() == EXIT_OK
+    assert warehouse.build(data_tests=False) == EXIT_OK
     assert warehouse.query(
         "select source_file, status, duplicate_of from ops.load_log order by observation_seq"
     ) == [(NIGHT2, "loaded", None), ("2026-11-03/resume_agent_again.csv", "repeat", NIGHT2)]
@@ -103,14 +104,14 @@ def test_identical_bytes_at_another_path_count_once(warehouse):
 
 def test_changed_file_replaces_its_set_and_keeps_the_old_version(warehouse):
     warehouse.add_fixture("night2")
-    assert warehouse.build() == EXIT_OK
+    assert warehouse.build(data_tests=False) == EXIT_OK
     path = warehouse.drops / NIGHT2
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     # New version: QB's 2/1 run no longer errors, and QA's 2/1 run is gone.
     fixed = lines[:3] + [lines[4].replace(",timeout,", ",,").replace(
         ",,,,\n", ',,,,"{""assistantMessage"": ""분석 완료"", ""responseTimeSec"": 30}"\n')]
     path.write_text("".join(fixed), encoding="utf-8")
-    assert warehouse.build() == EXIT_OK
+    assert warehouse.build(data_tests=False) == EXIT_OK
     items = warehouse.query(
         "select query_id, round, status from marts.resume_item_scores where set_id = ? order by all",
         [NIGHT2],
@@ -130,7 +131,7 @@ def test_changed_file_replaces_its_set_and_keeps_the_old_version(warehouse):
     ) == [("QB", "both_pass")]
     # A rebuild from scratch agrees with the incremental path.
     before = snapshot(warehouse)
-    assert warehouse.build(full_refresh=True) == EXIT_OK
+    assert warehouse.build(full_refresh=True, data_tests=False) == EXIT_OK
     assert snapshot(warehouse) == before
 
 
@@ -138,14 +139,14 @@ def test_restored_bytes_become_current_again(warehouse):
     warehouse.add_fixture("night2")
     path = warehouse.drops / NIGHT2
     original = path.read_bytes()
-    assert warehouse.build() == EXIT_OK
+    assert warehouse.build(data_tests=False) == EXIT_OK
     path.write_bytes(original.replace("필터를 적용했습니다.".encode(), "".encode(), 1))
-    assert warehouse.build() == EXIT_OK
+    assert warehouse.build(data_tests=False) == EXIT_OK
     assert warehouse.query(
         "select status from marts.resume_item_scores where set_id = ? and line_number = 2", [NIGHT2]
     ) == [("empty",)]
     path.write_bytes(original)
-    assert warehouse.build() == EXIT_OK
+    assert warehouse.build(data_tests=False) == EXIT_OK
     assert warehouse.query(
         "select status, is_current from ops.load_log order by observation_seq"
     ) == [("loaded", False), ("loaded", False), ("restored", True)]
@@ -156,11 +157,11 @@ def test_restored_bytes_become_current_again(warehouse):
 
 def test_full_refresh_gives_identical_marts(warehouse):
     warehouse.add_fixture("basic")
-    assert warehouse.build() == EXIT_REJECTED
+    assert warehouse.build(data_tests=False) == EXIT_REJECTED
     warehouse.add_fixture("night2")
-    assert warehouse.build() == EXIT_REJECTED
+    assert warehouse.build(data_tests=False) == EXIT_REJECTED
     incremental = snapshot(warehouse)
-    assert warehouse.build(full_refresh=True) == EXIT_REJECTED
+    assert warehouse.build(full_refresh=True, data_tests=False) == EXIT_REJECTED
     assert snapshot(warehouse) == incremental
 
 
@@ -179,7 +180,7 @@ def test_bad_files_do_not_stop_good_ones(warehouse, capsys):
     shutil.copy(night / "resume_agent_basic.csv", bad_folder)
     (night / "notes.txt").write_text("not a drop", encoding="utf-8")
 
-    assert warehouse.build() == EXIT_REJECTED
+    assert warehouse.build(data_tests=False) == EXIT_REJECTED
     err = capsys.readouterr().err
     rejected = dict(warehouse.query("select source_file, reject_reason from ops.rejected_files"))
     assert rejected["2026-11-02/resume_agent_no_raw.csv"].startswith(
@@ -205,7 +206,7 @@ def test_encodings_are_detected_and_give_the_same_scores(warehouse):
     (night / "resume_agent_bom.csv").write_bytes(text.encode("utf-8-sig"))
     (night / "resume_agent_cp949.csv").write_bytes(text.encode("cp949"))
     (night / "resume_agent_euckr.csv").write_bytes(text.replace("여성", "여자").encode("euc-kr"))
-    assert warehouse.build() == EXIT_OK
+    assert warehouse.build(data_tests=False) == EXIT_OK
     assert dict(warehouse.query("select file_name, encoding from ops.load_log")) == {
         "resume_agent_utf8.csv": "utf-8",
         "resume_agent_bom.csv": "utf-8-sig",
@@ -223,7 +224,7 @@ def test_encodings_are_detected_and_give_the_same_scores(warehouse):
 
 def test_reconciliation_test_fails_when_rows_go_missing(warehouse):
     warehouse.add_fixture("night2")
-    assert warehouse.build() == EXIT_OK
+    assert warehouse.build(data_tests=False) == EXIT_OK
     with duckdb.connect(str(warehouse.paths.db_path)) as con:
         con.execute("delete from marts.resume_item_scores where line_number = 2")
     from agent_eval import runner

@@ -117,9 +117,11 @@ def _paths(args: argparse.Namespace) -> Paths:
 
 
 def cmd_build(paths: Paths, full_refresh: bool = False, skip_unit_tests: bool = False,
-              reports: bool = True) -> int:
+              reports: bool = True, data_tests: bool = True) -> int:
     """dbt build into the working database, publish the served copy, render
-    reports, print the summary. Nothing is published when dbt fails."""
+    reports, print the summary. Nothing is published when dbt fails.
+    ``data_tests=False`` leaves dbt's data tests out (the test suite's
+    builds that check loading semantics, not the data tests)."""
     if not paths.drops_dir.is_dir():
         print(f"agent-eval: drops folder {paths.drops_dir} does not exist", file=sys.stderr)
         return EXIT_USAGE
@@ -129,6 +131,8 @@ def cmd_build(paths: Paths, full_refresh: bool = False, skip_unit_tests: bool = 
         dbt_args.append("--full-refresh")
     if skip_unit_tests:
         dbt_args += ["--exclude-resource-type", "unit_test"]
+    if not data_tests:
+        dbt_args += ["--exclude-resource-type", "test"]
     failure: str | None = None
     started = datetime.now(timezone.utc).replace(tzinfo=None)
     try:

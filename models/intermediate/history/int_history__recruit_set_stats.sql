@@ -94,36 +94,17 @@ total_values as (
     -- the same expression as recruit_set_scores.weighted_total
     select
         metric_stats.set_id,
-        max(term_weights.weight) filter (
-            where metric_stats.metric = 'intent_score'
-        )
-        * max(metric_stats.metric_value) filter (
-            where metric_stats.metric = 'intent_score'
-        )
-        + max(term_weights.weight) filter (
-            where metric_stats.metric = 'consistency_score'
-        )
-        * max(metric_stats.metric_value) filter (
-            where metric_stats.metric = 'consistency_score'
-        )
-        + max(term_weights.weight) filter (
-            where metric_stats.metric = 'accuracy_score'
-        )
-        * max(metric_stats.metric_value) filter (
-            where metric_stats.metric = 'accuracy_score'
-        )
-        + max(term_weights.weight) filter (
-            where metric_stats.metric = 'latency_score'
-        )
-        * max(metric_stats.metric_value) filter (
-            where metric_stats.metric = 'latency_score'
-        )
-        + max(term_weights.weight) filter (
-            where metric_stats.metric = 'stability_score'
-        )
-        * max(metric_stats.metric_value) filter (
-            where metric_stats.metric = 'stability_score'
-        ) as metric_value,
+        {% for term in [
+            'intent_score', 'consistency_score', 'accuracy_score',
+            'latency_score', 'stability_score'
+        ] %}
+            {{ '+ ' if not loop.first }}max(term_weights.weight) filter (
+                where metric_stats.metric = '{{ term }}'
+            )
+            * max(metric_stats.metric_value) filter (
+                where metric_stats.metric = '{{ term }}'
+            )
+        {% endfor %} as metric_value,
         max(metric_stats.n_obs) as n_obs
     from metric_stats
     inner join term_weights

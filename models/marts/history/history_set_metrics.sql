@@ -5,30 +5,6 @@
 -- cluster (a query, a case, an engagement run).
 with
 
-resume_stats as (
-
-    select * from {{ ref('int_history__resume_set_stats') }}
-
-),
-
-recruit_stats as (
-
-    select * from {{ ref('int_history__recruit_set_stats') }}
-
-),
-
-summary_stats as (
-
-    select * from {{ ref('int_history__summary_set_stats') }}
-
-),
-
-engagement_stats as (
-
-    select * from {{ ref('int_history__engagement_set_stats') }}
-
-),
-
 sets as (
 
     select * from {{ ref('int_history__sets') }}
@@ -140,55 +116,24 @@ mart_values as (
 
 all_stats as (
 
-    select
-        set_id,
-        agent,
-        metric,
-        metric_value,
-        n_obs,
-        n_clusters,
-        std_error,
-        scoring_version
-    from resume_stats
-
-    union all
-
-    select
-        set_id,
-        agent,
-        metric,
-        metric_value,
-        n_obs,
-        n_clusters,
-        std_error,
-        scoring_version
-    from recruit_stats
-
-    union all
-
-    select
-        set_id,
-        agent,
-        metric,
-        metric_value,
-        n_obs,
-        n_clusters,
-        std_error,
-        scoring_version
-    from summary_stats
-
-    union all
-
-    select
-        set_id,
-        agent,
-        metric,
-        metric_value,
-        n_obs,
-        n_clusters,
-        std_error,
-        scoring_version
-    from engagement_stats
+    {% for stats_model in [
+        'int_history__resume_set_stats',
+        'int_history__recruit_set_stats',
+        'int_history__summary_set_stats',
+        'int_history__engagement_set_stats',
+    ] %}
+        select
+            set_id,
+            agent,
+            metric,
+            metric_value,
+            n_obs,
+            n_clusters,
+            std_error,
+            scoring_version
+        from {{ ref(stats_model) }}
+        {% if not loop.last %}union all{% endif %}
+    {% endfor %}
 
 ),
 
