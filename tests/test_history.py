@@ -184,6 +184,8 @@ def test_provenance_changes_when_a_rule_seed_changes(series):
         "select count(distinct scoring_version) from marts.history_set_metrics"
     ) == [(2,)]
     assert versions[N1] != versions[N2] == versions[N3]
+    # the set mart records the same version with each set
+    assert dict(series.query("select set_id, scoring_version from marts.resume_set_scores")) == versions
     # the seed edit moved no score ...
     assert series.query(
         "select count(*) from marts.history_metric_diffs where set_id = ? and metric = 'latency_score' "

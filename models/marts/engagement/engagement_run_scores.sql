@@ -105,7 +105,8 @@ final as (
         overall.interpretation_band,
         overall.interpretation_label,
         overall.interpretation_label_en,
-        runs.loaded_at
+        runs.loaded_at,
+        {{ scoring_version('engagement') }} as scoring_version
     from runs
     inner join actuals
         on runs.set_id = actuals.set_id

@@ -149,7 +149,8 @@ final as (
         set_items.n_latency_missing,
         set_items.n_checks,
         set_items.n_checks_passed,
-        set_items.n_checks_invalid
+        set_items.n_checks_invalid,
+        {{ scoring_version('recruit_agent') }} as scoring_version
     from set_items
     inner join current_sets
         on set_items.set_id = current_sets.set_id

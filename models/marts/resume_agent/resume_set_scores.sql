@@ -137,7 +137,8 @@ final as (
         set_items.n_duplicate_rows,
         set_items.n_raw_json_invalid,
         set_items.n_llm_scored,
-        set_items.n_llm_score_invalid
+        set_items.n_llm_score_invalid,
+        {{ scoring_version('resume_agent') }} as scoring_version
     from set_items
     inner join current_sets
         on set_items.set_id = current_sets.set_id
