@@ -43,20 +43,27 @@
 
 
 {% macro cluster_mean_stats(observations) -%}
-    {#- The statistics of a mean of group means, clustered by query.
+    {#- The statistics of a mean of group means, clustered by query:
+        cluster_residuals then cluster_robust_stats. Emits CTEs ending with
+        cluster_sums and metric_stats (set_id, file_sha256, metric,
+        metric_value, n_obs, n_clusters, std_error); the caller writes the
+        comma after it. -#}
+    {{ cluster_residuals(observations) }},
 
-        `observations` names a CTE with one row per observation:
-        set_id, metric, group_key (the round, or round pair, whose mean is
-        averaged; one constant for a plain mean), cluster_id (the query or
-        case) and metric_value (nulls are left out, as avg() does). The set value
-        is the mean over groups of the group means, i.e. a weighted mean
-        with weight w = 1 / (groups x observations in the group); its
-        variance is the cluster-robust (CR1) sandwich
-            V = G / (G - 1) x sum over clusters g of (sum_{i in g} w_i (y_i - value))^2
-        with G clusters (queries), so repeats of a query do not inflate n.
-        Emits CTEs ending with cluster_sums (set_id, metric, cluster_id,
-        residual_sum) and metric_stats (set_id, metric, metric_value, n_obs,
-        n_clusters, std_error); the caller writes the comma after it.
+    {{ cluster_robust_stats('metric_values', 'cluster_sums') }}
+{%- endmacro %}
+
+
+{% macro cluster_residuals(observations) -%}
+    {#- `observations` names a CTE with one row per observation: set_id,
+        file_sha256, metric, group_key (the round, or round pair, whose mean
+        is averaged; one constant for a plain mean), cluster_id (the query or
+        case) and metric_value (nulls are left out, as avg() does). The set
+        value is the mean over groups of the group means, i.e. a weighted
+        mean with weight w = 1 / (groups x observations in the group).
+        Emits CTEs ending with metric_values (set_id, file_sha256, metric,
+        metric_value, n_obs) and cluster_sums (set_id, metric, cluster_id,
+        residual_sum = sum over the cluster's observations of w (y - value)).
     -#}
     obs_valued as (
 
@@ -78,7 +85,7 @@
 
     ),
 
-    metric_values as (
+    group_counts as (
 
         select
             set_id,
@@ -95,24 +102,44 @@
 
     ),
 
+    metric_values as (
+
+        select
+            group_counts.set_id,
+            set_versions.file_sha256,
+            group_counts.metric,
+            group_counts.metric_value,
+            cast(group_counts.n_obs as bigint) as n_obs
+        from group_counts
+        inner join (
+            select distinct
+                set_id,
+                file_sha256
+            from obs_valued
+        ) as set_versions
+            on group_counts.set_id = set_versions.set_id
+
+    ),
+
     obs_weighted as (
 
         select
             obs_valued.set_id,
             obs_valued.metric,
             obs_valued.cluster_id,
-            1.0 / (metric_values.n_groups * group_sizes.n_group)
-            * (obs_valued.metric_value - metric_values.metric_value) as weighted_residual
+            1.0 / (group_counts.n_groups * group_sizes.n_group)
+            * (obs_valued.metric_value - group_counts.metric_value)
+                as weighted_residual
         from obs_valued
         inner join group_sizes
             on
                 obs_valued.set_id = group_sizes.set_id
                 and obs_valued.metric = group_sizes.metric
                 and obs_valued.group_key = group_sizes.group_key
-        inner join metric_values
+        inner join group_counts
             on
-                obs_valued.set_id = metric_values.set_id
-                and obs_valued.metric = metric_values.metric
+                obs_valued.set_id = group_counts.set_id
+                and obs_valued.metric = group_counts.metric
 
     ),
 
@@ -126,8 +153,19 @@
         from obs_weighted
         group by set_id, metric, cluster_id
 
-    ),
+    )
+{%- endmacro %}
 
+
+{% macro cluster_robust_stats(values_cte, cluster_sums_cte) -%}
+    {#- The cluster-robust (CR1) standard error of each (set, metric) of
+        `values_cte` (set_id, file_sha256, metric, metric_value, n_obs) from
+        its per-cluster residual sums s_g in `cluster_sums_cte` (set_id,
+        metric, cluster_id, residual_sum):
+            V = G / (G - 1) x sum over clusters g of s_g^2,
+        with G clusters (queries), so repeats of a query do not inflate n;
+        none with one cluster. Emits the CTE metric_stats (set_id,
+        file_sha256, metric, metric_value, n_obs, n_clusters, std_error). -#}
     cluster_variance as (
 
         select
@@ -135,7 +173,7 @@
             metric,
             count(*) as n_clusters,
             sum(residual_sum * residual_sum) as sum_squares
-        from cluster_sums
+        from {{ cluster_sums_cte }}
         group by set_id, metric
 
     ),
@@ -143,10 +181,11 @@
     metric_stats as (
 
         select
-            metric_values.set_id,
-            metric_values.metric,
-            metric_values.metric_value,
-            cast(metric_values.n_obs as bigint) as n_obs,
+            vals.set_id,
+            vals.file_sha256,
+            vals.metric,
+            vals.metric_value,
+            vals.n_obs,
             cast(cluster_variance.n_clusters as bigint) as n_clusters,
             case
                 when cluster_variance.n_clusters > 1
@@ -156,11 +195,11 @@
                         * cluster_variance.sum_squares
                     ), 12)
             end as std_error
-        from metric_values
+        from {{ values_cte }} as vals
         inner join cluster_variance
             on
-                metric_values.set_id = cluster_variance.set_id
-                and metric_values.metric = cluster_variance.metric
+                vals.set_id = cluster_variance.set_id
+                and vals.metric = cluster_variance.metric
 
     )
 {%- endmacro %}

@@ -649,32 +649,30 @@ def series_trend(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bo
     """The set's series up to this set (last TREND_SETS): value, 95% band,
     rolling 7-set mean and the baseline marked, one panel per key metric.
     Nothing to draw for the first set of a series."""
-    agent_rows = rows(con, "select distinct agent from marts.history_set_metrics where set_id = ?", [set_id])
-    if not agent_rows:
-        return False
-    metrics = TREND_METRICS[agent_rows[0]["agent"]]
     points = rows(
         con,
         """
         with this_set as (
-            select distinct series_id, set_seq from marts.history_metric_trends where set_id = ?
+            select distinct agent, series_id, set_seq, baseline_set_id
+            from marts.history_metric_trends where set_id = ?
         )
-        select t.metric, t.metric_label, t.set_id, t.drop_date, t.set_seq, t.metric_value,
-               t.ci_low, t.ci_high, t.rolling_7_mean
+        select this_set.agent, this_set.baseline_set_id, t.metric, t.metric_label, t.set_id,
+               t.drop_date, t.metric_value, t.ci_low, t.ci_high, t.rolling_7_mean
         from marts.history_metric_trends as t
         join this_set on t.series_id = this_set.series_id
         where t.set_seq <= this_set.set_seq and t.set_seq > this_set.set_seq - ?
-          and list_contains(?, t.metric)
-        order by t.metric, t.set_seq
+        order by t.set_seq
         """,
-        [set_id, TREND_SETS, metrics],
+        [set_id, TREND_SETS],
     )
+    if not points:
+        return False
+    metrics = TREND_METRICS[points[0]["agent"]]
+    baseline = points[0]["baseline_set_id"]
     by_metric = {m: [p for p in points if p["metric"] == m] for m in metrics}
     by_metric = {m: ps for m, ps in by_metric.items() if len(ps) >= 2}
     if not by_metric:
         return False
-    baseline = rows(con, "select baseline_set_id from marts.history_metric_trends where set_id = ? limit 1",
-                    [set_id])[0]["baseline_set_id"]
     axes = panels(fig, len(by_metric), ncols=2 if len(by_metric) > 1 else 1)
     for ax, (metric, ps) in zip(axes, by_metric.items()):
         labels = [str(p["drop_date"]) for p in ps]

@@ -173,7 +173,7 @@ def cmd_build(paths: Paths, full_refresh: bool = False, skip_unit_tests: bool = 
     junit: Path | None = None
     if gate_results:
         junit = gates.write_junit(gate_results, paths.reports_dir / gates.JUNIT_FILE)
-    gate_failed = any(row["status"] == "fail" for row in gate_results)
+    gate_failed = gates.has_failures(gate_results)
 
     print("\n== summary ==")
     print(runner.format_summary(summary))
@@ -231,7 +231,7 @@ def cmd_gates(paths: Paths, junit: str | None) -> int:
     gates.write_junit(results, target)
     print(gates.format_results(results))
     print(f"JUnit XML: {target}")
-    return EXIT_GATE_FAILED if any(r["status"] == "fail" for r in results) else EXIT_OK
+    return EXIT_GATE_FAILED if gates.has_failures(results) else EXIT_OK
 
 
 def cmd_report(paths: Paths, sets: list[str] | None, latest: bool = False) -> int:

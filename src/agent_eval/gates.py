@@ -15,6 +15,8 @@ from xml.etree import ElementTree
 
 import duckdb
 
+from agent_eval.report import _rows
+
 GATE_TEST = "test.agent_eval.assert_quality_gates_pass"
 JUNIT_FILE = "quality_gates.junit.xml"
 FAILED_STATUSES = {"error", "fail", "runtime error"}
@@ -48,12 +50,14 @@ def read_results(db_path: Path) -> list[dict[str, Any]]:
         ).fetchone()[0]
         if not exists:
             return []
-        cursor = con.execute(
-            "select * from marts.history_gate_results "
-            "order by status <> 'fail', status, gate_id, set_id"
+        return _rows(
+            con,
+            "select * from marts.history_gate_results order by status <> 'fail', status, gate_id, set_id",
         )
-        names = [d[0] for d in cursor.description]
-        return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def has_failures(results: list[dict[str, Any]]) -> bool:
+    return any(row["status"] == "fail" for row in results)
 
 
 def write_junit(results: list[dict[str, Any]], path: Path) -> Path:
@@ -68,8 +72,7 @@ def write_junit(results: list[dict[str, Any]], path: Path) -> Path:
     for row in results:
         case = ElementTree.SubElement(suite, "testcase", classname=f"quality_gates.{row['agent']}",
                                       name=f"{row['metric']} [{row['set_id']}]")
-        ElementTree.SubElement(case, "properties")
-        props = case.find("properties")
+        props = ElementTree.SubElement(case, "properties")
         for key in ("metric_value", "min_score", "max_regression", "baseline_set_id", "delta"):
             if row.get(key) is not None:
                 ElementTree.SubElement(props, "property", name=key, value=str(row[key]))

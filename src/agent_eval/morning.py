@@ -16,7 +16,7 @@ from typing import Any
 import duckdb
 
 from agent_eval import charts
-from agent_eval.report import _rows, environment, report_path
+from agent_eval.report import _rows, engagement_report_path, environment, report_path
 
 AGENT_LABELS = {
     "resume_agent": "지원자 관리",
@@ -31,8 +31,7 @@ TOP_FLAKY = 10
 def set_report_path(reports_dir: Path, agent: str, set_id: str) -> Path:
     """Where the agent's renderer writes the set's report (report.py)."""
     if agent == "engagement":
-        drop_date, _, run_id = set_id.split("/", 2)
-        return reports_dir / "engagement" / drop_date / f"{run_id.split('/')[-1]}.md"
+        return engagement_report_path(reports_dir, set_id)
     return report_path(reports_dir, agent, set_id)
 
 
@@ -40,19 +39,17 @@ def morning_path(reports_dir: Path, drop_date: Any) -> Path:
     return reports_dir / "morning" / f"{drop_date}.md"
 
 
-def morning_context(con: duckdb.DuckDBPyConnection, reports_dir: Path, page: Path) -> dict[str, Any] | None:
-    """Everything the page shows, or None when the warehouse has no set."""
-    newest = con.execute("select max(drop_date) from marts.history_set_metrics").fetchone()[0]
-    if newest is None:
-        return None
+def morning_context(con: duckdb.DuckDBPyConnection, newest: Any, reports_dir: Path,
+                    page: Path) -> dict[str, Any]:
+    """Everything the page shows about the sets of drop date ``newest``."""
     day = [newest]
     sets = _rows(
         con,
-        "select set_id, agent, series_id, set_seq, min(scoring_version) as scoring_version, "
-        "max(n_obs) as n_obs from marts.history_set_metrics where drop_date = ? "
-        "group by all order by agent, series_id, set_id",
+        "select distinct set_id, agent, series_id, set_seq from marts.history_set_metrics "
+        "where drop_date = ? order by agent, series_id, set_id",
         day,
     )
+    set_ids = [[row["set_id"] for row in sets]]
     for row in sets:
         row["agent_label"] = AGENT_LABELS.get(row["agent"], row["agent"])
         target = set_report_path(reports_dir, row["agent"], row["set_id"])
@@ -65,7 +62,6 @@ def morning_context(con: duckdb.DuckDBPyConnection, reports_dir: Path, page: Pat
         )
     return {
         "drop_date": newest,
-        "overview_chart": None,
         "sets": sets,
         "gates": _rows(
             con,
@@ -91,23 +87,20 @@ def morning_context(con: duckdb.DuckDBPyConnection, reports_dir: Path, page: Pat
         ),
         "flip_tests": _rows(
             con,
-            "select t.* from marts.history_flip_tests as t "
-            "join marts.history_set_metrics as m on t.set_id = m.set_id "
-            "where m.drop_date = ? group by all order by t.agent, t.set_id",
-            day,
+            "select * from marts.history_flip_tests where list_contains(?, set_id) order by agent, set_id",
+            set_ids,
         ),
         "flips": _rows(
             con,
-            "select f.* from marts.history_flips as f where f.transition = 'pass_to_fail' and f.set_id in "
-            "(select set_id from marts.history_set_metrics where drop_date = ?) "
-            "order by f.agent, f.set_id, f.query_id, f.round limit ?",
-            [newest, TOP_FLIPS],
+            "select * from marts.history_flips where transition = 'pass_to_fail' and list_contains(?, set_id) "
+            "order by agent, set_id, query_id, round limit ?",
+            set_ids + [TOP_FLIPS],
         ),
         "n_flips": con.execute(
             "select count(*) filter (where transition = 'pass_to_fail'), "
             "count(*) filter (where transition = 'fail_to_pass') from marts.history_flips "
-            "where set_id in (select set_id from marts.history_set_metrics where drop_date = ?)",
-            day,
+            "where list_contains(?, set_id)",
+            set_ids,
         ).fetchone(),
         "flaky": _rows(
             con,
@@ -117,27 +110,26 @@ def morning_context(con: duckdb.DuckDBPyConnection, reports_dir: Path, page: Pat
         ),
         "latency": _rows(
             con,
-            "select p.* from marts.history_latency_percentiles as p where p.scope = 'set' "
-            "and p.item_filter <> 'all' and p.set_id in "
-            "(select set_id from marts.history_set_metrics where drop_date = ?) "
-            "order by p.agent, p.set_id, p.item_filter desc",
-            day,
+            "select * from marts.history_latency_percentiles where scope = 'set' "
+            "and item_filter <> 'all' and list_contains(?, set_id) "
+            "order by agent, set_id, item_filter desc",
+            set_ids,
         ),
     }
 
 
 def render_morning(db_path: Path, reports_dir: Path) -> Path | None:
-    """Write reports/morning/<newest drop date>.md; None when there is no set."""
+    """Write reports/morning/<newest drop date>.md with its overview chart;
+    None when there is no set."""
     with duckdb.connect(str(db_path), read_only=True) as con:
         newest = con.execute("select max(drop_date) from marts.history_set_metrics").fetchone()[0]
         if newest is None:
             return None
         page = morning_path(reports_dir, newest)
-        ctx = morning_context(con, reports_dir, page)
         page.parent.mkdir(parents=True, exist_ok=True)
+        ctx = morning_context(con, newest, reports_dir, page)
         ctx["overview_chart"] = charts.render_chart(
             con, str(newest), charts.MORNING_OVERVIEW, charts.chart_path(page, charts.MORNING_OVERVIEW.name)
         )
-    page.parent.mkdir(parents=True, exist_ok=True)
     page.write_text(environment().get_template("morning_summary.md.j2").render(**ctx), encoding="utf-8")
     return page

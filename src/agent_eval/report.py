@@ -76,6 +76,13 @@ def report_path(reports_dir: Path, agent: str, set_id: str) -> Path:
     return reports_dir / agent / stem
 
 
+def engagement_report_path(reports_dir: Path, set_id: str) -> Path:
+    """reports/engagement/<drop_date>/<run_id>.md for the run
+    ``<drop_date>/engagement/<run_id>``."""
+    drop_date, _, run_id = set_id.split("/", 2)
+    return reports_dir / "engagement" / drop_date / f"{run_id}.md"
+
+
 def resume_context(con: duckdb.DuckDBPyConnection, set_id: str) -> dict[str, Any]:
     one = [set_id]
     set_row = _rows(con, "select * from marts.resume_set_scores where set_id = ?", one)[0]
@@ -303,7 +310,7 @@ def render_engagement_reports(db_path: Path, reports_dir: Path, set_ids: list[st
                     one,
                 ),
             }
-            path = reports_dir / "engagement" / str(run["drop_date"]) / f"{run['run_id']}.md"
+            path = engagement_report_path(reports_dir, run["set_id"])
             path.parent.mkdir(parents=True, exist_ok=True)
             ctx["charts"] = render_charts(con, "engagement", run["set_id"], path)
             path.write_text(template.render(**ctx), encoding="utf-8")

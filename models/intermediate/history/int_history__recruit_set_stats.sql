@@ -76,10 +76,10 @@ observations as (
 
 ),
 
-{{ cluster_mean_stats('observations') }},
+{{ cluster_residuals('observations') }},
 
 -- the weighted total: sum of weight x metric value; per query, the same
--- weighted sum of the metric residual sums
+-- weighted sum of the metric residual sums; then every metric's error
 term_weights as (
 
     select
@@ -93,23 +93,25 @@ total_values as (
 
     -- the same expression as recruit_set_scores.weighted_total
     select
-        metric_stats.set_id,
+        metric_values.set_id,
+        metric_values.file_sha256,
+        'weighted_total' as metric,
         {% for term in [
             'intent_score', 'consistency_score', 'accuracy_score',
             'latency_score', 'stability_score'
         ] %}
             {{ '+ ' if not loop.first }}max(term_weights.weight) filter (
-                where metric_stats.metric = '{{ term }}'
+                where metric_values.metric = '{{ term }}'
             )
-            * max(metric_stats.metric_value) filter (
-                where metric_stats.metric = '{{ term }}'
+            * max(metric_values.metric_value) filter (
+                where metric_values.metric = '{{ term }}'
             )
         {% endfor %} as metric_value,
-        max(metric_stats.n_obs) as n_obs
-    from metric_stats
+        max(metric_values.n_obs) as n_obs
+    from metric_values
     inner join term_weights
-        on metric_stats.metric = term_weights.metric
-    group by metric_stats.set_id
+        on metric_values.metric = term_weights.metric
+    group by metric_values.set_id, metric_values.file_sha256
 
 ),
 
@@ -117,6 +119,7 @@ total_cluster_sums as (
 
     select
         cluster_sums.set_id,
+        'weighted_total' as metric,
         cluster_sums.cluster_id,
         sum(term_weights.weight * cluster_sums.residual_sum) as residual_sum
     from cluster_sums
@@ -126,76 +129,37 @@ total_cluster_sums as (
 
 ),
 
-total_stats as (
+all_values as (
 
-    select
-        total_values.set_id,
-        'weighted_total' as metric,
-        total_values.metric_value,
-        cast(total_values.n_obs as bigint) as n_obs,
-        count(*) as n_clusters,
-        case
-            when count(*) > 1
-                then round(sqrt(
-                    count(*) / (count(*) - 1.0)
-                    * sum(total_cluster_sums.residual_sum ** 2)
-                ), 12)
-        end as std_error
-    from total_values
-    inner join total_cluster_sums
-        on total_values.set_id = total_cluster_sums.set_id
-    group by total_values.set_id, total_values.metric_value, total_values.n_obs
-
-),
-
-all_stats as (
-
-    select
-        set_id,
-        metric,
-        metric_value,
-        n_obs,
-        n_clusters,
-        std_error
-    from metric_stats
-
+    select * from metric_values
     union all
-
-    select
-        set_id,
-        metric,
-        metric_value,
-        n_obs,
-        cast(n_clusters as bigint) as n_clusters,
-        std_error
-    from total_stats
+    select * from total_values
 
 ),
 
-set_versions as (
+all_cluster_sums as (
 
-    select distinct
-        set_id,
-        file_sha256
-    from observations
+    select * from cluster_sums
+    union all
+    select * from total_cluster_sums
 
 ),
+
+{{ cluster_robust_stats('all_values', 'all_cluster_sums') }},
 
 final as (
 
     select
-        all_stats.set_id,
-        set_versions.file_sha256,
+        set_id,
+        file_sha256,
         'recruit_agent' as agent,
-        all_stats.metric,
-        all_stats.metric_value,
-        all_stats.n_obs,
-        all_stats.n_clusters,
-        all_stats.std_error,
+        metric,
+        metric_value,
+        n_obs,
+        n_clusters,
+        std_error,
         {{ scoring_version('recruit_agent') }} as scoring_version
-    from all_stats
-    inner join set_versions
-        on all_stats.set_id = set_versions.set_id
+    from metric_stats
 
 )
 

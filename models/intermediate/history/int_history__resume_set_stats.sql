@@ -63,30 +63,19 @@ observations as (
 
 {{ cluster_mean_stats('observations') }},
 
-set_versions as (
-
-    select distinct
-        set_id,
-        file_sha256
-    from observations
-
-),
-
 final as (
 
     select
-        metric_stats.set_id,
-        set_versions.file_sha256,
+        set_id,
+        file_sha256,
         'resume_agent' as agent,
-        metric_stats.metric,
-        metric_stats.metric_value,
-        metric_stats.n_obs,
-        metric_stats.n_clusters,
-        metric_stats.std_error,
+        metric,
+        metric_value,
+        n_obs,
+        n_clusters,
+        std_error,
         {{ scoring_version('resume_agent') }} as scoring_version
     from metric_stats
-    inner join set_versions
-        on metric_stats.set_id = set_versions.set_id
 
 )
 

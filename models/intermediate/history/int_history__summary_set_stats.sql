@@ -34,14 +34,13 @@ observations as (
 
 {{ cluster_mean_stats('observations') }},
 
-set_versions as (
+set_scoring_versions as (
 
     select
         set_id,
-        file_sha256,
         min(scoring_version) as scoring_version
     from cases
-    group by set_id, file_sha256
+    group by set_id
 
 ),
 
@@ -49,17 +48,17 @@ final as (
 
     select
         metric_stats.set_id,
-        set_versions.file_sha256,
+        metric_stats.file_sha256,
         'summary' as agent,
         metric_stats.metric,
         metric_stats.metric_value,
         metric_stats.n_obs,
         metric_stats.n_clusters,
         metric_stats.std_error,
-        set_versions.scoring_version
+        set_scoring_versions.scoring_version
     from metric_stats
-    inner join set_versions
-        on metric_stats.set_id = set_versions.set_id
+    inner join set_scoring_versions
+        on metric_stats.set_id = set_scoring_versions.set_id
 
 )
 

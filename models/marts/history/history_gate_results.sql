@@ -46,10 +46,6 @@ checked as (
         diffs.baseline_set_id,
         diffs.baseline_value,
         diffs.delta,
-        case set_metrics.direction
-            when 'lower_is_better' then -1
-            else 1
-        end as sign,
         set_metrics.metric_value is not null as has_value,
         set_metrics.metric_value < gates.min_score as is_below_min,
         case set_metrics.direction

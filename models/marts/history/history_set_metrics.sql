@@ -35,15 +35,9 @@ summary_sets as (
 
 ),
 
-engagement_runs as (
+engagement_stats as (
 
-    select * from {{ ref('engagement_run_scores') }}
-
-),
-
-engagement_metrics as (
-
-    select * from {{ ref('engagement_run_metrics') }}
+    select * from {{ ref('int_history__engagement_set_stats') }}
 
 ),
 
@@ -97,20 +91,13 @@ mart_values as (
 
     union all
 
+    -- engagement: the run marts' similarities, as the stats model copies
+    -- them (one ratio per run, nothing to recompute)
     select
         set_id,
-        'overall_similarity' as metric,
-        overall_similarity as metric_value
-    from engagement_runs
-
-    union all
-
-    select
-        set_id,
-        lower(regexp_replace(metric, '([a-z])([A-Z])', '\1_\2', 'g'))
-        || '_similarity' as metric,
-        similarity as metric_value
-    from engagement_metrics
+        metric,
+        metric_value
+    from engagement_stats
 
 ),
 
