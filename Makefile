@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 DBT := $(BIN)/dbt
 export DBT_PROFILES_DIR := $(CURDIR)
 
-.PHONY: setup demo test lint build docs bench readme-chart clean
+.PHONY: setup demo test test-fast lint build docs bench readme-chart clean
 
 $(BIN)/agent-eval: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +19,12 @@ demo: setup
 	$(BIN)/agent-eval demo
 
 test: setup
-	$(BIN)/sqlfluff lint models macros tests/dbt
-	$(BIN)/python -m pytest -n 2 --dist loadfile
+	$(BIN)/sqlfluff lint --processes 2 models macros tests/dbt
+	$(BIN)/python -m pytest -n 2 --dist loadfile --durations 15
+
+# The pure-Python tests (no dbt build): seconds, for the edit-test loop.
+test-fast: setup
+	$(BIN)/python -m pytest -m "not dbt" -q
 
 build: setup
 	$(BIN)/agent-eval build

@@ -1,54 +1,55 @@
-{% test unique_combination(model, columns) %}
-    {#- Fails for every combination of `columns` that occurs more than once. -#}
-    select
-        {{ columns | join(', ') }},
-        count(*) as n_rows
-    from {{ model }}
-    group by {{ columns | join(', ') }}
-    having count(*) > 1
-{% endtest %}
+{% test rules(model, grain=none, checks=none) %}
+    {#- The write-time rules of macros/write_checks.sql, for a view (a view
+        writes no rows, so a test node evaluates them): one row per broken
+        rule with the number of rows breaking it. `grain`: columns that are
+        unique and not null together; `checks`: name -> row rule. -#}
+    {%- set checks = checks or {} -%}
+    with
 
+    {% if grain -%}
+    duplicate_keys as (
 
-{% test expression_is_true(model, expression, where_clause=none) %}
-    {#- Fails for every row where `expression` is not true. -#}
-    select *
-    from {{ model }}
-    where
-        not coalesce(({{ expression }}), false)
-        {%- if where_clause %} and ({{ where_clause }}){% endif %}
-{% endtest %}
+        select count(*) as n_rows
+        from (
+            select {{ grain | join(', ') }}
+            from {{ model }}
+            group by all
+            having count(*) > 1
+        )
 
+    ),
 
-{% test within_range(model, column_name, min_value, max_value) %}
-    {#- Fails for every non-null value outside [min_value, max_value]. -#}
-    select {{ column_name }}
-    from {{ model }}
-    where
-        {{ column_name }} is not null
-        and not ({{ column_name }} between {{ min_value }} and {{ max_value }})
-{% endtest %}
+    {% endif -%}
+    counts as (
 
+        select
+            {%- if grain %}
+            count_if({{ grain | join(' is null or ') }} is null) as grain_not_null,
+            {%- endif %}
+            {%- for name, expr in checks.items() %}
+            count_if(not coalesce(({{ expr }}), false)) as {{ name }},
+            {%- endfor %}
+            count(*) as n_rows_total
+        from {{ model }}
 
-{% test not_null_columns(model, columns) %}
-    {#- Fails for every row where any of `columns` is null (one query for
-        several columns: cheaper than one not_null test per column). -#}
-    select *
-    from {{ model }}
-    where
-        {% for column in columns -%}
-        {{ column }} is null{% if not loop.last %} or {% endif %}
-        {% endfor %}
-{% endtest %}
+    ),
 
+    broken as (
 
-{% test columns_within_range(model, columns, min_value, max_value) %}
-    {#- Fails for every row where a non-null value of one of `columns` is
-        outside [min_value, max_value]. -#}
-    select *
-    from {{ model }}
-    where
-        {% for column in columns -%}
-        not coalesce({{ column }} between {{ min_value }} and {{ max_value }}, true)
-        {%- if not loop.last %} or {% endif %}
-        {% endfor %}
+        {%- if grain %}
+        select 'grain (' || '{{ grain | join(", ") }}' || ') unique' as rule, n_rows
+        from duplicate_keys
+        union all
+        select 'grain not null' as rule, grain_not_null as n_rows from counts
+        {%- endif %}
+        {%- for name in checks %}
+        {{ 'union all' if grain or not loop.first }}
+        select '{{ name }}' as rule, {{ name }} as n_rows from counts
+        {%- endfor %}
+
+    )
+
+    select rule, n_rows
+    from broken
+    where n_rows > 0
 {% endtest %}

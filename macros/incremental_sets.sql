@@ -35,12 +35,25 @@
     version_column='file_sha256',
     built_where=none
 ) -%}
-    {#- The current (set_id, version) of `kind` (in `sets_model`) not yet in
-        this model, as a list; none on a first build or --full-refresh (every
-        set). `built_where` limits which built rows count as built (e.g. rows
-        scored with the rules in force). It is computed when the model is
-        compiled, i.e. before its pre-hooks run: a pre-hook that deletes rows
-        must be matched by `built_where`. -#}
+    {#- The current (set_id, version) of `kind` (in `sets_model`) not yet
+        built by this model, as a list; none on a first build or
+        --full-refresh (every set). Built = rows of the version are in the
+        model, or the model processed the version and it gave no row (the
+        ledger build_state.built_sets, written by the incremental
+        materialization: a set with no row is not rebuilt every night).
+        `built_where` limits which built rows count as built (e.g. rows
+        scored with the rules in force; the ledger is then not used). It is
+        computed when the model is compiled, i.e. before its pre-hooks run:
+        a pre-hook that deletes rows must be matched by `built_where`. -#}
+    {%- if execute -%}
+        {%- do graph.setdefault('agent_eval_set_models', {}).update({model.unique_id: {
+            'kind': kind,
+            'sets_model': ref(sets_model),
+            'version_column': version_column,
+            'use_ledger': built_where is none,
+            'sets': none,
+        }}) -%}
+    {%- endif -%}
     {%- if not is_incremental() -%}
         {{ return(none) }}
     {%- endif -%}
@@ -58,9 +71,50 @@
         from {{ this }}
         {%- if built_where %}
         where {{ built_where }}
+        {%- else %}
+        except
+        select set_id, version
+        from {{ build_state_relation().incorporate(path={'identifier': 'built_sets'}) }}
+        where unique_id = '{{ model.unique_id }}'
+        {%- endif %}
+        order by 1, 2
+    {%- endset -%}
+    {%- set sets = run_query(query).rows | list -%}
+    {%- do graph['agent_eval_set_models'][model.unique_id].update({'sets': sets}) -%}
+    {{ return(sets) }}
+{%- endmacro %}
+
+
+{% macro record_built_sets(full) -%}
+    {#- After an incremental model committed: every set version it was asked
+        to build is built, with or without rows (the ledger unbuilt_sets
+        reads). `full`: the model was (re)created, every current set. -#}
+    {%- set info = graph.get('agent_eval_set_models', {}).get(model.unique_id) -%}
+    {%- if info is none or not info.use_ledger -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set ledger = build_state_relation().incorporate(path={'identifier': 'built_sets'}) -%}
+    {%- set query -%}
+        {%- if full %}
+        delete from {{ ledger }} where unique_id = '{{ model.unique_id }}';
+        insert into {{ ledger }}
+        select '{{ model.unique_id }}', set_id, {{ info.version_column }}
+        from {{ info.sets_model }}
+        {%- if info.kind %}
+        where kind = '{{ info.kind }}'
+        {%- endif %}
+        {%- elif info.sets %}
+        insert into {{ ledger }} values
+        {%- for version in info.sets %}
+            ('{{ model.unique_id }}', '{{ version[0] | replace("'", "''") }}', '{{ version[1] }}')
+            {{- ',' if not loop.last }}
+        {%- endfor %}
+        {%- else %}
+        select 1
         {%- endif %}
     {%- endset -%}
-    {{ return(run_query(query).rows | list) }}
+    {%- do run_query(query) -%}
+    {%- do adapter.commit() -%}
 {%- endmacro %}
 
 
@@ -70,7 +124,7 @@
     {%- if sets is none -%}
         true
     {%- elif sets | length == 0 -%}
-        false
+        false /* agent_eval:no_sets_to_build */
     {%- else -%}
         ({{ sha_column }} in (
         {%- for version in sets -%}
@@ -122,7 +176,7 @@
             {%- set versions = run_query(query).rows | list -%}
         {%- endif -%}
         {%- if versions | length == 0 -%}
-            false
+            false /* agent_eval:no_sets_to_build */
         {%- else -%}
             ({{ sha_column }} in (
             {%- for version in versions -%}

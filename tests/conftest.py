@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,11 @@ from agent_eval.project import Paths, find_project_dir
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PROJECT_DIR = find_project_dir(Path(__file__).parent)
+# dbt's saved parse state, shared by every test warehouse (they all name
+# their file warehouse.duckdb, so dbt's state check agrees): a new warehouse
+# starts from it instead of parsing the project again. dbt re-parses what
+# changed since, so a stale copy is only slower, never wrong.
+PARSE_STATE = Path(tempfile.gettempdir()) / "agent-eval-tests" / "partial_parse.msgpack"
 
 
 class Warehouse:
@@ -30,6 +37,7 @@ class Warehouse:
             dbt_work_dir=root / "dbt",
         )
         self.paths.drops_dir.mkdir(parents=True, exist_ok=True)
+        seed_parse_state(self.paths)
 
     @property
     def drops(self) -> Path:
@@ -42,8 +50,10 @@ class Warehouse:
         """cmd_build without dbt unit tests; ``data_tests=False`` also leaves
         the data tests out (for builds that check loading, not the tests:
         about half of a build's time is its ~500 data tests)."""
-        return cli.cmd_build(self.paths, full_refresh=full_refresh,
-                             skip_unit_tests=True, reports=reports, data_tests=data_tests)
+        code = cli.cmd_build(self.paths, full_refresh=full_refresh,
+                             reports=reports, data_tests=data_tests)
+        save_parse_state(self.paths)
+        return code
 
     def query(self, sql: str, params: list[Any] | None = None) -> list[tuple]:
         with duckdb.connect(str(self.paths.db_path), read_only=True) as con:
@@ -54,6 +64,37 @@ class Warehouse:
             cursor = con.execute(sql, params or [])
             names = [d[0] for d in cursor.description]
             return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+# Modules that never run dbt: `make test-fast` (pytest -m "not dbt") runs
+# them in seconds. Every other module is marked `dbt`, so a new module is
+# slow until it is listed here.
+FAST_MODULES = {"test_csv_load", "test_engagement_ingest", "test_ingest", "test_report"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.module is not None and item.module.__name__ not in FAST_MODULES:
+            item.add_marker(pytest.mark.dbt)
+
+
+def seed_parse_state(paths: Paths) -> None:
+    """Start a new warehouse's dbt target/ from the shared parse state."""
+    target = paths.target_dir / "partial_parse.msgpack"
+    if PARSE_STATE.is_file() and not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(PARSE_STATE, target)
+
+
+def save_parse_state(paths: Paths) -> None:
+    """Share a warehouse's parse state (atomically: workers run in parallel)."""
+    source = paths.target_dir / "partial_parse.msgpack"
+    if not source.is_file():
+        return
+    PARSE_STATE.parent.mkdir(parents=True, exist_ok=True)
+    partial = PARSE_STATE.with_name(f"{PARSE_STATE.name}.{os.getpid()}")
+    shutil.copyfile(source, partial)
+    os.replace(partial, PARSE_STATE)
 
 
 @pytest.fixture

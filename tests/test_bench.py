@@ -1,7 +1,8 @@
 """The benchmark command, at a tiny size, so it cannot rot.
 
-Asserts only that every figure is produced (and that the marts agreed with
-the floor query, which the script checks itself) - never a timing.
+Asserts only that every figure, every target row of issue 14 and the scale
+curve are produced (and that the marts agreed with the floor query, which
+the script checks itself) - never a timing.
 """
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ import pytest
 
 from conftest import PROJECT_DIR
 
-FIGURES = ("floor", "full", "incremental", "small", "empty", "report")
+FIGURES = ("floor", "full", "incremental", "small", "empty", "plain_first", "plain", "report",
+           "evaluate_cold", "evaluate", "demo_cold", "demo")
+BUILDS = ("full", "incremental", "small", "empty", "plain_first", "plain", "demo_cold", "demo", "scale 120")
+TARGETS = ("1a", "1b", "2a", "2b", "3", "3m", "4", "5", "7m", "7l")
 
 
 @pytest.mark.dbt
@@ -22,13 +26,14 @@ def test_bench_smoke_run_produces_every_figure(tmp_path):
     out = tmp_path / "BENCHMARKS.md"
     completed = subprocess.run(
         [sys.executable, str(PROJECT_DIR / "scripts" / "bench.py"),
-         "--rows", "60", "--incremental-rows", "9", "--runs", "1",
+         "--rows", "60", "--incremental-rows", "9", "--runs", "1", "--scale", "60,120",
          "--work", str(tmp_path / "work"), "--out", str(out)],
         capture_output=True, text=True, check=False,
     )
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
     data = json.loads(out.with_suffix(".json").read_text())
     assert data["parameters"]["rows"] == 60 and data["parameters"]["incremental_rows"] == 9
+    assert set(data["figures"]) == {*FIGURES, "scale 120"}
     for name in FIGURES:
         figure = data["figures"][name]
         assert figure["runs"] == 1
@@ -36,6 +41,21 @@ def test_bench_smoke_run_produces_every_figure(tmp_path):
     assert set(data["ratios"]) >= {"full_over_floor", "incremental_over_empty", "full_peak_rss_mib"}
     # the floor's per-round figures: 3 rounds of 20 rows
     assert [row[:2] for row in data["floor_result"]] == [["1/1", 20], ["2/1", 20], ["3/1", 20]]
+    # every build's nodes, counted from its run_results.json
+    for name in BUILDS:
+        outcomes = data["nodes"][name]["outcomes"]
+        assert sum(outcomes.get("executed", {}).values()) + sum(outcomes.get("reused", {}).values()) > 0, name
+    # the scale curve: 60 rows reuses the full build, 120 rows is generated and built
+    points = data["scale"]["points"]
+    assert [p["rows"] for p in points] == [60, 120]
+    assert all(p["wall_s"] > 0 and p["peak_rss_mib"] > 0 and "marginal_per_million_s" in p for p in points)
     text = out.read_text()
-    for heading in ("| measurement |", "## Targets", "## Where the time goes", "make bench"):
+    # every target of issue 14, measured, with its verdict, in the markdown
+    assert [t["key"] for t in data["targets"]] == list(TARGETS)
+    for target in data["targets"]:
+        assert isinstance(target["holds"], bool), target
+        verdict = "holds" if target["holds"] else "**does not hold**"
+        assert f"| {target['label']} | {target['measured']} | {verdict} |" in text
+    for heading in ("| measurement |", "## Targets", "## Nodes executed and reused", "## Where the time goes",
+                    "## Scale curve", "| 120 |", "make bench"):
         assert heading in text

@@ -1,7 +1,11 @@
 """`agent-eval evaluate` as the source document (003 §5) describes it.
 
-Three tests drive dbt (the worked example, --print-json with weights and
-personas, an empty run); the others stop at input checking and run fast.
+The end-to-end tests compute with the engagement models through the cached
+evaluation plan (agent_eval.evaluate_plan): dbt builds it once per project
+state, in a cache under pytest's tmp folder shared by this module
+(AGENT_EVAL_CACHE, never ~/.cache); the evaluations replay it without dbt.
+Two tests build a plan of their own (a changed model file, a damaged
+cache). The others stop at input checking and run fast.
 """
 
 from __future__ import annotations
@@ -9,11 +13,32 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import duckdb
 import pytest
 
-from agent_eval import cli, evaluate, schemas
+from agent_eval import cli, evaluate, evaluate_plan, schemas
+from agent_eval.project import find_project_dir
+
+PROJECT_DIR = find_project_dir(Path(__file__).parent)
+FIXTURE_RUN = (Path(__file__).parent / "fixtures" / "engagement" / "2026-11-01" / "engagement"
+               / "run-worked")
+
+
+@pytest.fixture(scope="module")
+def plan_cache(tmp_path_factory) -> Path:
+    """One evaluation cache for the module: the first evaluation builds the
+    plan, the others replay it."""
+    return tmp_path_factory.mktemp("evaluate-cache")
+
+
+@pytest.fixture(autouse=True)
+def _cache_under_tmp(plan_cache, monkeypatch):
+    monkeypatch.setenv("AGENT_EVAL_CACHE", str(plan_cache))
 
 WORKED_EXPECTED = {"expected": {"likeCount": 30, "commentCount": 10}}
 
@@ -180,6 +205,191 @@ def test_a_run_whose_lines_are_all_unusable_is_empty(tmp_path, capsys):
     assert "empty run: no usable action line" in err
     assert "agent-1/actions.jsonl:2: invalid_json" in err
     assert not (tmp_path / "results").exists()
+
+
+# ---------------------------------------------------------------------------
+# The evaluation plan: built once per project state, replayed without dbt
+# ---------------------------------------------------------------------------
+
+
+def _without_event(result: dict) -> dict:
+    return {k: v for k, v in result.items() if k not in ("evaluationId", "evaluatedAt")}
+
+
+def evaluate_fixture(capsys, output: Path, *extra: str) -> dict:
+    code = cli.main(["evaluate", "--expected", str(FIXTURE_RUN / "expected.json"),
+                     "--run-dir", str(FIXTURE_RUN), "--output", str(output), *extra])
+    err = capsys.readouterr().err
+    # the fixture has one malformed line and one non-boolean 'liked'
+    assert code == cli.EXIT_REJECTED, err
+    return json.loads(output.read_text(encoding="utf-8"))
+
+
+def test_repeated_evaluations_agree_and_give_the_worked_numbers(tmp_path, capsys):
+    """The fixture run (36 lines: 30 counted acts, 27 liked, 12 commented,
+    three non-act, one non-ok, two rejected; the numbers of the dbt build)
+    twice: the same result but for the event fields; likeCount 0.9,
+    commentCount 0.8, overall 0.85."""
+    first = evaluate_fixture(capsys, tmp_path / "first.json")
+    second = evaluate_fixture(capsys, tmp_path / "second.json")
+    assert _without_event(first) == _without_event(second)
+    assert first["actual"] == {"totalActs": 30, "likeCount": 27, "commentCount": 12,
+                               "likeRate": 0.9, "commentRate": 0.4, "engagementCount": 39}
+    assert first["lines"] == {"total": 36, "counted": 30, "notAct": 3, "notOk": 1, "rejected": 2}
+    assert first["metrics"]["likeCount"]["similarity"] == 0.9
+    assert first["metrics"]["commentCount"]["similarity"] == 0.8
+    assert first["metrics"]["overallSimilarity"] == 0.85
+    assert first["interpretation"]["band"] == "close"
+
+
+def test_the_fast_path_does_not_import_dbt(tmp_path, capsys, plan_cache):
+    evaluate_fixture(capsys, tmp_path / "warm-up.json")  # the plan exists from here on
+    script = (
+        "import sys\n"
+        "from agent_eval import cli\n"
+        f"code = cli.main(['evaluate', '--expected', {str(FIXTURE_RUN / 'expected.json')!r},"
+        f" '--run-dir', {str(FIXTURE_RUN)!r}, '--output', {str(tmp_path / 'out.json')!r}])\n"
+        "loaded = sorted(m for m in sys.modules if m == 'dbt' or m.startswith('dbt.'))\n"
+        "print('DBT_MODULES', loaded, 'EXIT', code)\n"
+    )
+    env = {**os.environ, "AGENT_EVAL_CACHE": str(plan_cache)}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, check=True)
+    assert "DBT_MODULES [] EXIT 3" in done.stdout, done.stdout + done.stderr
+    assert "building the evaluation plan" not in done.stderr
+    assert json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["metrics"][
+        "overallSimilarity"] == 0.85
+
+
+def copy_project(target: Path) -> Path:
+    target.mkdir(parents=True)
+    for name in ("dbt_project.yml", "profiles.yml"):
+        shutil.copy2(PROJECT_DIR / name, target / name)
+    for folder in ("models", "macros", "seeds", "docs/dbt", "tests/dbt"):
+        if (PROJECT_DIR / folder).is_dir():
+            shutil.copytree(PROJECT_DIR / folder, target / folder,
+                            ignore=shutil.ignore_patterns("__pycache__"))
+    return target
+
+
+def plan_folders(cache: Path) -> set[str]:
+    return {p.name for p in cache.iterdir() if (p / evaluate_plan.PLAN_FILE).is_file()}
+
+
+def test_the_plan_is_rebuilt_when_a_model_file_changes(tmp_path, capsys, plan_cache):
+    """The key is the project's content, not its place: a copy evaluates with
+    the plan already cached; changing a model file's content makes a new plan
+    (whose compiled SQL is the changed model's)."""
+    project = copy_project(tmp_path / "project")
+    assert evaluate_plan.project_key(project) == evaluate_plan.project_key(PROJECT_DIR)
+    before = evaluate_fixture(capsys, tmp_path / "before.json", "--project-dir", str(project))
+    folders = plan_folders(plan_cache)
+    assert evaluate_plan.project_key(project) in folders
+
+    model = project / "models" / "marts" / "engagement" / "engagement_run_scores.sql"
+    model.write_text(model.read_text(encoding="utf-8") + "\n-- changed by the plan test\n",
+                     encoding="utf-8")
+    key = evaluate_plan.project_key(project)
+    assert key not in folders
+    code = cli.main(["evaluate", "--expected", str(FIXTURE_RUN / "expected.json"),
+                     "--run-dir", str(FIXTURE_RUN), "--output", str(tmp_path / "after.json"),
+                     "--project-dir", str(project)])
+    err = capsys.readouterr().err
+    assert code == cli.EXIT_REJECTED
+    assert "building the evaluation plan" in err
+    assert plan_folders(plan_cache) == folders | {key}
+    plan = evaluate_plan.load_plan(plan_cache / key, key)
+    (scores,) = [n for n in plan.nodes if n["name"] == "engagement_run_scores"]
+    assert "changed by the plan test" in scores["compiled_code"]
+    after = json.loads((tmp_path / "after.json").read_text(encoding="utf-8"))
+    assert _without_event(after) == _without_event(before)
+    # only complete entries are ever visible: no build folder is left behind
+    assert not [p for p in plan_cache.iterdir() if p.name.startswith((".build-", ".stale-"))]
+
+
+def test_a_damaged_cache_is_rebuilt_once(tmp_path, capsys, plan_cache, monkeypatch):
+    """A cached template that no longer fits its plan (here: a mart dropped)
+    fails the replay; the plan is rebuilt and the evaluation succeeds."""
+    evaluate_fixture(capsys, tmp_path / "warm-up.json")
+    key = evaluate_plan.project_key(PROJECT_DIR)
+    cache = tmp_path / "cache"
+    shutil.copytree(plan_cache / key, cache / key)
+    if (plan_cache / evaluate_plan.PARSE_STATE).is_file():  # as the shared cache has it
+        shutil.copy2(plan_cache / evaluate_plan.PARSE_STATE, cache / evaluate_plan.PARSE_STATE)
+    plan = evaluate_plan.load_plan(cache / key, key)
+    with duckdb.connect(str(plan.template)) as con:
+        con.execute("drop table marts.engagement_run_scores")
+    monkeypatch.setenv("AGENT_EVAL_CACHE", str(cache))
+    code = cli.main(["evaluate", "--expected", str(FIXTURE_RUN / "expected.json"),
+                     "--run-dir", str(FIXTURE_RUN), "--output", str(tmp_path / "out.json")])
+    err = capsys.readouterr().err
+    assert code == cli.EXIT_REJECTED, err
+    assert "the cached evaluation plan failed" in err and "rebuilding the stale" in err
+    assert json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["metrics"][
+        "overallSimilarity"] == 0.85
+    with duckdb.connect(str(plan.template), read_only=True) as con:
+        assert con.execute("select count(*) from marts.engagement_run_scores").fetchone() == (0,)
+
+
+def test_a_failure_on_a_fresh_plan_is_exit_1(tmp_path, monkeypatch):
+    """A replay that fails on a cached plan rebuilds it once; failing again,
+    on the plan just built, is an error (exit 1), not another rebuild."""
+    calls = []
+
+    def ensure_plan(project_dir, rebuild=False, notify=None):
+        calls.append(rebuild)
+        return evaluate_plan.Plan(tmp_path, {"unsupported": []}, built_now=rebuild)
+
+    def run_plan(plan, work, drops_dir):
+        raise duckdb.ConversionException("Could not convert string 'x' to INT32")
+
+    monkeypatch.setattr(evaluate_plan, "ensure_plan", ensure_plan)
+    monkeypatch.setattr(evaluate_plan, "run_plan", run_plan)
+    with pytest.raises(evaluate.EvaluateError) as err:
+        evaluate.compute_marts(PROJECT_DIR, tmp_path, notify=lambda message: None)
+    assert err.value.exit_code == cli.EXIT_FAILED
+    assert "Could not convert string" in str(err.value)
+    assert calls == [False, True]
+
+
+def test_a_plan_a_replay_cannot_compute_falls_back_to_dbt_build(tmp_path, monkeypatch):
+    """A node the replay has no rule for (e.g. a snapshot, a new SQL
+    materialization) makes the evaluation run dbt build, as before plans."""
+    plan = evaluate_plan.Plan(tmp_path, {"unsupported": ["snapshot.agent_eval.s (snapshot, ...)"]})
+    monkeypatch.setattr(evaluate_plan, "ensure_plan", lambda *a, **k: plan)
+    monkeypatch.setattr(evaluate_plan, "run_plan", lambda *a, **k: pytest.fail("replayed"))
+    monkeypatch.setattr(evaluate, "build_marts", lambda project_dir, work: work / "built.duckdb")
+    notes = []
+    assert evaluate.compute_marts(PROJECT_DIR, tmp_path, notify=notes.append) == tmp_path / "built.duckdb"
+    assert "snapshot.agent_eval.s" in notes[0] and "running dbt build" in notes[0]
+
+
+def test_the_cache_keeps_the_most_recently_used_entries(tmp_path):
+    names = [f"{i:064x}" for i in range(evaluate_plan.KEEP_ENTRIES + 2)]
+    for i, name in enumerate(names):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / evaluate_plan.PLAN_FILE).write_text("{}", encoding="utf-8")
+        os.utime(tmp_path / name, (1000 + i, 1000 + i))
+    left_over = tmp_path / f".build-{'a' * 16}-x1"
+    (tmp_path / "not-ours").mkdir()  # the cache root may hold other things
+    for path in (left_over, tmp_path / "not-ours"):
+        path.mkdir(exist_ok=True)
+        os.utime(path, (0, 0))
+    evaluate_plan._prune(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(names[2:] + ["not-ours"])
+
+
+def test_the_key_covers_the_project_files(tmp_path):
+    project = copy_project(tmp_path / "project")
+    key = evaluate_plan.project_key(project)
+    cache_dir = project / "models" / "__pycache__"
+    cache_dir.mkdir()
+    (cache_dir / "x.pyc").write_bytes(b"\0")
+    assert evaluate_plan.project_key(project) == key  # bytecode is not the project
+    seed = next((project / "seeds").rglob("*.csv"))
+    seed.write_bytes(seed.read_bytes() + b"\n")
+    assert evaluate_plan.project_key(project) != key
+    assert evaluate_plan.cache_root() == Path(os.environ["AGENT_EVAL_CACHE"]).resolve()
 
 
 # ---------------------------------------------------------------------------

@@ -69,7 +69,7 @@ class Series:
 
     def build(self) -> subprocess.CompletedProcess:
         run = subprocess.run(
-            [sys.executable, "-m", "agent_eval.cli", "build", "--skip-unit-tests",
+            [sys.executable, "-m", "agent_eval.cli", "build",
              "--project-dir", str(self.project), "--db", str(self.db), "--drops", str(self.drops),
              "--reports", str(self.reports), "--published", str(self.published)],
             capture_output=True, text=True, check=False,

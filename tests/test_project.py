@@ -24,7 +24,7 @@ def sample_build(tmp_path_factory) -> Warehouse:
         reports_dir=wh.paths.reports_dir,
         dbt_work_dir=wh.paths.dbt_work_dir,
     )
-    code = cli.cmd_build(wh.paths, skip_unit_tests=False, reports=True)
+    code = cli.cmd_build(wh.paths, unit_tests=True, reports=True)
     assert code == cli.EXIT_REJECTED  # the sample's deliberate bad input
     return wh
 

@@ -419,10 +419,6 @@ def test_every_public_mart_holds_its_contract(served):
     manifest = manifest_of(served)
     marts = [n for n in manifest["nodes"].values() if n["resource_type"] == "model" and n["schema"] == "marts"]
     assert marts
-    tests_on: dict[str, list[dict[str, Any]]] = {}
-    for node in manifest["nodes"].values():
-        if node["resource_type"] == "test" and node.get("attached_node"):
-            tests_on.setdefault(node["attached_node"], []).append(node)
     problems = []
     for node in marts:
         name = node["name"]
@@ -437,12 +433,10 @@ def test_every_public_mart_holds_its_contract(served):
                 problems.append(f"{name}.{column}: no data_type")
             if not (col.get("description") or "").strip():
                 problems.append(f"{name}.{column}: no description")
-        keys = tests_on.get(node["unique_id"], [])
-        unique_columns = {t.get("column_name") for t in keys if t["test_metadata"]["name"] == "unique"}
-        not_null = {t.get("column_name") for t in keys if t["test_metadata"]["name"] == "not_null"}
-        combination = any(t["test_metadata"]["name"] == "unique_combination" for t in keys)
-        if not (combination or (unique_columns & not_null) - {None}):
-            problems.append(f"{name}: no primary-key test (unique + not_null, or unique_combination)")
+        # the primary key: a grain checked on every write (macros/write_checks.sql)
+        grain = (node["config"].get("meta") or {}).get("grain") or []
+        if not grain or not set(grain) <= set(node["columns"]):
+            problems.append(f"{name}: no grain of declared columns in config.meta.grain")
     assert problems == []
 
 

@@ -41,7 +41,7 @@ def _query(paths: Paths, sql: str) -> list[tuple]:
 
 
 def test_editing_a_rule_seed_changes_the_snapshot_and_rescores(project):
-    assert cli.cmd_build(project, skip_unit_tests=True, reports=False) == cli.EXIT_REJECTED
+    assert cli.cmd_build(project, reports=False) == cli.EXIT_REJECTED
     before = _query(project, "select distinct rule_snapshot from marts.summary_case_scores")
     # tc-002 says 무조건 and `전액  지급`: non_definitive 0.0 with the shipped seed
     assert _query(project, "select summary_non_definitive from marts.summary_case_scores "
@@ -53,7 +53,7 @@ def test_editing_a_rule_seed_changes_the_snapshot_and_rescores(project):
     assert len(kept) == len(lines) - 2
     seed.write_text("\n".join(kept) + "\n", encoding="utf-8")
 
-    assert cli.cmd_build(project, skip_unit_tests=True, reports=False) == cli.EXIT_REJECTED
+    assert cli.cmd_build(project, reports=False) == cli.EXIT_REJECTED
     after = _query(project, "select distinct rule_snapshot from marts.summary_case_scores")
     assert len(before) == len(after) == 1 and before != after
     assert _query(project, "select rule_snapshot from intermediate.int_summary__rule_snapshot") == after
@@ -63,6 +63,6 @@ def test_editing_a_rule_seed_changes_the_snapshot_and_rescores(project):
 
     marts = ["summary_case_scores", "summary_set_scores", "summary_set_metrics", "summary_review_queue"]
     incremental = {m: _query(project, f"select * from marts.{m} order by all") for m in marts}
-    assert cli.cmd_build(project, full_refresh=True, skip_unit_tests=True, reports=False) == cli.EXIT_REJECTED
+    assert cli.cmd_build(project, full_refresh=True, reports=False) == cli.EXIT_REJECTED
     for m in marts:
         assert _query(project, f"select * from marts.{m} order by all") == incremental[m], m

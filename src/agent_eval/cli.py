@@ -23,7 +23,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from agent_eval import evaluate, gates, morning, publish, report, runner, samples
+from agent_eval import evaluate, gates, report, runner
 from agent_eval.project import Paths, resolve_paths
 
 EXIT_OK = 0
@@ -52,7 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
     build = sub.add_parser("build", help="dbt build on the drops, then render every report")
     _common(build)
     build.add_argument("--full-refresh", action="store_true", help="rebuild every model from raw history")
-    build.add_argument("--skip-unit-tests", action="store_true", help="exclude dbt unit tests (nightly use)")
+    build.add_argument("--unit-tests", action="store_true",
+                       help="also run the dbt unit tests (selector everything; the default is selector nightly)")
+    build.add_argument("--skip-unit-tests", action="store_true",
+                       help="the default (selector nightly): kept for scripts written for earlier releases")
     build.add_argument("--no-reports", action="store_true", help="do not render reports")
 
     rep = sub.add_parser("report", help="render markdown reports from the marts")
@@ -116,21 +119,24 @@ def _paths(args: argparse.Namespace) -> Paths:
                          published=args.published)
 
 
-def cmd_build(paths: Paths, full_refresh: bool = False, skip_unit_tests: bool = False,
+def cmd_build(paths: Paths, full_refresh: bool = False, unit_tests: bool = False,
               reports: bool = True, data_tests: bool = True) -> int:
     """dbt build into the working database, publish the served copy, render
     reports, print the summary. Nothing is published when dbt fails.
+    The selection is selectors.yml's `nightly` (what a plain `dbt build`
+    runs: no unit tests), or `everything` with ``unit_tests``.
     ``data_tests=False`` leaves dbt's data tests out (the test suite's
     builds that check loading semantics, not the data tests)."""
     if not paths.drops_dir.is_dir():
         print(f"agent-eval: drops folder {paths.drops_dir} does not exist", file=sys.stderr)
         return EXIT_USAGE
+    from agent_eval import morning, publish
+
     print(f"agent-eval [1/3] dbt build: {paths.drops_dir} -> {paths.db_path}", flush=True)
-    dbt_args = ["build", "--project-dir", str(paths.project_dir)]
+    dbt_args = ["build", "--project-dir", str(paths.project_dir),
+                "--selector", "everything" if unit_tests else "nightly"]
     if full_refresh:
         dbt_args.append("--full-refresh")
-    if skip_unit_tests:
-        dbt_args += ["--exclude-resource-type", "unit_test"]
     if not data_tests:
         dbt_args += ["--exclude-resource-type", "test"]
     failure: str | None = None
@@ -235,6 +241,8 @@ def cmd_gates(paths: Paths, junit: str | None) -> int:
 
 
 def cmd_report(paths: Paths, sets: list[str] | None, latest: bool = False) -> int:
+    from agent_eval import morning
+
     if not paths.db_path.exists():
         print(f"agent-eval: no warehouse at {paths.db_path}; run `agent-eval build` first", file=sys.stderr)
         return EXIT_USAGE
@@ -280,6 +288,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_samples(args: argparse.Namespace) -> int:
+    from agent_eval import samples
+
     out = Path(args.out)
     if args.rows:
         rounds = ["1/1", "2/1", "3/1"]
@@ -382,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "build":
-            return cmd_build(_paths(args), args.full_refresh, args.skip_unit_tests, not args.no_reports)
+            return cmd_build(_paths(args), args.full_refresh, args.unit_tests, not args.no_reports)
         if args.command == "report":
             return cmd_report(_paths(args), args.sets, args.latest)
         if args.command == "demo":

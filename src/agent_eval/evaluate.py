@@ -9,10 +9,13 @@ computes a score. The steps:
 2. stage the run and the expected file as one drop in the standard layout
    (``<tmp>/drops/<today>/engagement/<runId>/{<agentId>/actions.jsonl,
    expected.json}``);
-3. ``dbt build`` the engagement marts and their parents into a throw-away
-   DuckDB file (unit tests and data tests excluded: the models are the
-   nightly ones, tested by CI and by every nightly build; the inputs were
-   validated here);
+3. compute the engagement marts and their parents with the models' own
+   compiled SQL (:mod:`agent_eval.evaluate_plan`): dbt builds a template
+   warehouse and a plan once per project state (unit tests and data tests
+   excluded: the models are the nightly ones, tested by CI and by every
+   nightly build; the inputs were validated here); each evaluation copies
+   the template, runs the Python loaders on the staged drop and recomputes
+   the tables in dependency order, without starting dbt;
 4. read the marts and shape the result JSON (``result-schema.json``).
 """
 
@@ -21,7 +24,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -29,7 +34,7 @@ from typing import Any
 
 import duckdb
 
-from agent_eval import runner, schemas
+from agent_eval import evaluate_plan, runner, schemas
 from agent_eval.project import Paths
 
 EXIT_FAILED = 1
@@ -42,7 +47,7 @@ ACTIONS_FILE = "actions.jsonl"
 SCHEMA_VERSION = "1.0"
 # Parents included: loader, file versions, seeds. load_log reports files the
 # loader rejected (e.g. an empty actions.jsonl).
-DBT_SELECT = ["+marts.engagement", "load_log"]
+DBT_SELECT = list(evaluate_plan.DBT_SELECT)
 
 
 class EvaluateError(Exception):
@@ -195,6 +200,8 @@ def stage_drop(drops_dir: Path, run_dir: Path, files: list[Path], expected: Path
 
 
 def build_marts(project_dir: Path, work: Path) -> Path:
+    """The slow path: ``dbt build`` of the selection on the staged drop (used
+    only when the plan holds a node a replay cannot compute)."""
     paths = Paths(
         project_dir=project_dir,
         db_path=work / "evaluate.duckdb",
@@ -202,13 +209,58 @@ def build_marts(project_dir: Path, work: Path) -> Path:
         reports_dir=work / "reports",
         dbt_work_dir=work / "dbt",
     )
-    args = ["build", "--project-dir", str(project_dir), "--select", *DBT_SELECT,
-            "--exclude-resource-type", "unit_test", "--exclude-resource-type", "test"]
+    args = ["build", "--project-dir", str(project_dir), *evaluate_plan.DBT_BUILD_ARGS]
     try:
         runner.run_dbt(paths, args, quiet=True)
     except runner.DbtFailed as err:
         raise EvaluateError(str(err), EXIT_FAILED) from None
     return paths.db_path
+
+
+def _notice(message: str) -> None:
+    print(f"agent-eval evaluate: {message}", file=sys.stderr, flush=True)
+
+
+def _plan(project_dir: Path, rebuild: bool, notify: Callable[[str], None]) -> evaluate_plan.Plan:
+    try:
+        return evaluate_plan.ensure_plan(project_dir, rebuild=rebuild, notify=notify)
+    except runner.DbtFailed as err:
+        raise EvaluateError(str(err), EXIT_FAILED) from None
+    except (evaluate_plan.PlanError, OSError) as err:
+        raise EvaluateError(
+            f"cannot prepare the evaluation plan in {evaluate_plan.cache_root()} "
+            f"(AGENT_EVAL_CACHE sets the folder): {err}", EXIT_FAILED
+        ) from None
+
+
+def _failed(err: Exception) -> str:
+    return f"computing the engagement marts failed: {type(err).__name__}: {err}"
+
+
+def compute_marts(project_dir: Path, work: Path, notify: Callable[[str], None] = _notice) -> Path:
+    """The engagement marts of the drop staged in ``work/drops``, computed
+    with the models' compiled SQL (the cached plan); return the DuckDB file.
+
+    A failure on a cached plan (stale or damaged cache) rebuilds it once and
+    tries again; a failure on a plan built just now is an error (exit 1).
+    """
+    drops = work / "drops"
+    plan = _plan(project_dir, False, notify)
+    if plan.unsupported:
+        notify("the plan holds nodes a replay cannot compute ("
+               + "; ".join(plan.unsupported) + "): running dbt build")
+        return build_marts(project_dir, work)
+    try:
+        return evaluate_plan.run_plan(plan, work / "replay-1", drops)
+    except Exception as err:  # noqa: BLE001 - any failure: stale cache or real error
+        if plan.built_now:
+            raise EvaluateError(_failed(err), EXIT_FAILED) from None
+        notify(f"the cached evaluation plan failed ({type(err).__name__}: {str(err)[:200]})")
+    plan = _plan(project_dir, True, notify)
+    try:
+        return evaluate_plan.run_plan(plan, work / "replay-2", drops)
+    except Exception as err:  # noqa: BLE001
+        raise EvaluateError(_failed(err), EXIT_FAILED) from None
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
@@ -351,7 +403,7 @@ def evaluate(
     with tempfile.TemporaryDirectory(prefix="agent-eval-evaluate-") as tmp:
         work = Path(tmp)
         set_id = stage_drop(work / "drops", run_dir, files, expected_path, moment.strftime("%Y-%m-%d"))
-        db_path = build_marts(project_dir, work)
+        db_path = compute_marts(project_dir, work)
         run, body, rejected = read_result(db_path, set_id, run_dir)
     if run["evaluation_state"] == "no_actions":
         raise EvaluateError(

@@ -27,6 +27,7 @@ import csv
 import hashlib
 import io
 import json
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -190,8 +191,13 @@ def decode(data: bytes, encoding: str) -> str:
     return data.decode(encoding)
 
 
-def resolve_drops_dir(drops_dir: str | Path) -> Path:
-    return Path(drops_dir).expanduser().resolve()
+def resolve_drops_dir(drops_dir: str | Path | None) -> Path:
+    """The drops folder: the dbt var ``drops_dir`` when set, else
+    $AGENT_EVAL_DROPS, else ``data/drops``; relative to the directory dbt
+    runs in. Read when the loader runs, not when dbt parses the project, so
+    a new drops folder never invalidates dbt's saved parse state."""
+    chosen = str(drops_dir or "") or os.environ.get("AGENT_EVAL_DROPS") or "data/drops"
+    return Path(chosen).expanduser().resolve()
 
 
 # ---------------------------------------------------------------------------

@@ -75,12 +75,36 @@ class Paths:
             return path if path.is_absolute() else self.project_dir / path
         return self.project_dir / "target"
 
+    @property
+    def log_dir(self) -> Path:
+        """dbt's logs/ for this warehouse."""
+        if self.dbt_work_dir is not None:
+            return self.dbt_work_dir / "logs"
+        env = os.environ.get("DBT_LOG_PATH")
+        if env:
+            path = Path(env).expanduser()
+            return path if path.is_absolute() else self.project_dir / path
+        return self.project_dir / "logs"
+
+    def dbt_location(self) -> tuple[Path, str]:
+        """(working directory, profile path of the warehouse) for dbt.
+
+        The profile's path is part of what dbt compares before reusing its
+        saved parse state, so it is given relative to where dbt runs: the
+        project root for a warehouse inside the project (as a user typing
+        `dbt build` there has it), else the warehouse's folder. Warehouses
+        with the same file name then share one parse state (a fresh test
+        warehouse does not re-parse the project)."""
+        try:
+            return self.project_dir, self.db_path.relative_to(self.project_dir).as_posix()
+        except ValueError:
+            return self.db_path.parent, self.db_path.name
+
     def dbt_env(self) -> dict[str, str]:
         env = dict(os.environ)
-        if self.dbt_work_dir is not None:
-            env["DBT_TARGET_PATH"] = str(self.dbt_work_dir / "target")
-            env["DBT_LOG_PATH"] = str(self.dbt_work_dir / "logs")
-        env["AGENT_EVAL_DB"] = str(self.db_path)
+        env["DBT_TARGET_PATH"] = str(self.target_dir)
+        env["DBT_LOG_PATH"] = str(self.log_dir)
+        env["AGENT_EVAL_DB"] = self.dbt_location()[1]
         env["AGENT_EVAL_DROPS"] = str(self.drops_dir)
         env["DBT_PROFILES_DIR"] = str(self.project_dir)
         env.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")

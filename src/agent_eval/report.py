@@ -16,10 +16,17 @@ from typing import Any
 import duckdb
 import jinja2
 
-from agent_eval.charts import render_charts
 
 TEMPLATES = Path(__file__).parent / "templates"
 
+
+
+def _charts() -> Any:
+    """The charts module, imported when a report is rendered (matplotlib
+    costs about half a second: commands that render nothing skip it)."""
+    from agent_eval import charts
+
+    return charts
 
 def md_cell(value: Any) -> str:
     """Text safe inside a markdown table cell: HTML escaped, pipes escaped,
@@ -196,7 +203,7 @@ def render_resume_reports(db_path: Path, reports_dir: Path, set_ids: list[str] |
             path.parent.mkdir(parents=True, exist_ok=True)
             ctx = resume_context(con, set_id)
             ctx.update(resume_tables(ctx))
-            ctx["charts"] = render_charts(con, "resume_agent", set_id, path)
+            ctx["charts"] = _charts().render_charts(con, "resume_agent", set_id, path)
             path.write_text(template.render(**ctx), encoding="utf-8")
             written.append(path)
     return written
@@ -268,7 +275,7 @@ def render_recruit_reports(db_path: Path, reports_dir: Path, set_ids: list[str] 
         for set_id in selected(all_sets, set_ids):
             path = report_path(reports_dir, "recruit_agent", set_id)
             path.parent.mkdir(parents=True, exist_ok=True)
-            charts = render_charts(con, "recruit_agent", set_id, path)
+            charts = _charts().render_charts(con, "recruit_agent", set_id, path)
             path.write_text(template.render(**recruit_context(con, set_id), charts=charts), encoding="utf-8")
             written.append(path)
     return written
@@ -312,7 +319,7 @@ def render_engagement_reports(db_path: Path, reports_dir: Path, set_ids: list[st
             }
             path = engagement_report_path(reports_dir, run["set_id"])
             path.parent.mkdir(parents=True, exist_ok=True)
-            ctx["charts"] = render_charts(con, "engagement", run["set_id"], path)
+            ctx["charts"] = _charts().render_charts(con, "engagement", run["set_id"], path)
             path.write_text(template.render(**ctx), encoding="utf-8")
             written.append(path)
     return written
@@ -371,7 +378,7 @@ def render_summary_reports(db_path: Path, reports_dir: Path, set_ids: list[str] 
         for set_id in selected(all_sets, set_ids):
             path = report_path(reports_dir, "summary", set_id)
             path.parent.mkdir(parents=True, exist_ok=True)
-            charts = render_charts(con, "summary", set_id, path)
+            charts = _charts().render_charts(con, "summary", set_id, path)
             path.write_text(template.render(**summary_context(con, set_id), charts=charts), encoding="utf-8")
             written.append(path)
     if all_sets and not set_ids:

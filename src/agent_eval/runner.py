@@ -24,10 +24,12 @@ class DbtFailed(RuntimeError):
 
 def run_dbt(paths: Paths, args: Sequence[str], quiet: bool = False) -> None:
     paths.db_path.parent.mkdir(parents=True, exist_ok=True)
+    if args and "--project-dir" not in args:  # dbt may run outside the project
+        args = [args[0], "--project-dir", str(paths.project_dir), *args[1:]]
     command = [sys.executable, "-c", "from dbt.cli.main import cli; cli()", *args]
     completed = subprocess.run(
         command,
-        cwd=paths.project_dir,
+        cwd=paths.dbt_location()[0],
         env=paths.dbt_env(),
         stdout=subprocess.PIPE if quiet else None,
         stderr=subprocess.STDOUT if quiet else None,

@@ -8,7 +8,8 @@ from agent_eval.ingest import Observation, manifest_rows, manifest_table
 
 def model(dbt, session):
     drops_dir = dbt.config.get("drops_dir")
-    load_id = dbt.config.get("load_id") or ""
+    # the build's invocation id, appended by the raw_history materialization
+    load_id = globals().get("AGENT_EVAL_INVOCATION_ID", "")
     history = []
     if dbt.is_incremental:
         history = [

@@ -1,0 +1,136 @@
+{#-
+  Reuse of unchanged nodes: cost follows the data (docs/decisions.md,
+  "Reuse of unchanged nodes").
+
+  Every model, seed and data test records, when it succeeds, a fingerprint
+  of what it was computed from: its compiled SQL (or a seed's file
+  checksum), its configuration and columns, and the data version of every
+  node it reads. At the next build a node whose fingerprint is unchanged and
+  whose relation still exists is not executed again: dbt reports it as
+  `REUSED`. Its data version stays, so the nodes that read it are reused in
+  turn. A build with no new file therefore executes the loaders (which look
+  at the drops folder) and nothing else.
+
+  Data version of a node (what its readers see):
+  - view, table, seed: its fingerprint (a deterministic function of inputs);
+  - incremental model: unchanged when a run changed no row (row count before
+    and after equal and no set to build), else a new value;
+  - Python loader (append-only raw history): its row count;
+  - a source (the judge's append-only table): its row count, read when a
+    node that reads it runs.
+  `--full-refresh` or `--vars '{reuse: false}'` executes every node.
+-#}
+
+{% macro build_state_relation() -%}
+    {{ return(api.Relation.create(
+        database=target.database, schema='build_state', identifier='node_state'
+    )) }}
+{%- endmacro %}
+
+
+{% macro create_build_state_table() -%}
+    {#- on-run-start: where each node's fingerprint and data version live. -#}
+    create schema if not exists build_state;
+    create table if not exists build_state.node_state (
+        unique_id varchar primary key,
+        fingerprint varchar not null,
+        data_version varchar not null,
+        updated_at timestamp not null,
+        invocation_id varchar not null
+    );
+    create table if not exists build_state.built_sets (
+        unique_id varchar not null,
+        set_id varchar not null,
+        version varchar not null
+    )
+{%- endmacro %}
+
+
+{% macro reuse_enabled() -%}
+    {{ return(not should_full_refresh() and var('reuse', true) and execute) }}
+{%- endmacro %}
+
+
+{% macro node_reuse_state(extra='') -%}
+    {#- The fingerprint of the running node and whether it can be reused:
+        {fingerprint, reusable, previous_version}. -#}
+    {%- set inputs = model.depends_on.nodes | unique | sort | list -%}
+    {%- set ids = inputs + [model.unique_id] -%}
+    {%- set query -%}
+        select unique_id, fingerprint, data_version
+        from {{ build_state_relation() }}
+        where unique_id in (
+            {%- for id in ids -%}
+                '{{ id }}'{{ ', ' if not loop.last }}
+            {%- endfor -%}
+        )
+    {%- endset -%}
+    {%- set known = {} -%}
+    {%- for row in run_query(query).rows -%}
+        {%- do known.update({row[0]: [row[1], row[2]]}) -%}
+    {%- endfor -%}
+    {%- set parts = [
+        'v1',
+        model.resource_type,
+        model.get('compiled_code') or '',
+        tojson(model.config),
+        tojson(model.columns),
+        (model.checksum.checksum if model.resource_type == 'seed' else ''),
+        extra
+    ] -%}
+    {%- set complete = [true] -%}
+    {%- for id in inputs -%}
+        {%- if id.startswith('source.') -%}
+            {%- set source_node = graph.sources[id] -%}
+            {%- set count_query -%}
+                select count(*) from {{ source(source_node.source_name, source_node.name) }}
+            {%- endset -%}
+            {%- do parts.append(id ~ '=' ~ run_query(count_query).columns[0].values()[0]) -%}
+        {%- elif id in known -%}
+            {%- do parts.append(id ~ '=' ~ known[id][1]) -%}
+        {%- else -%}
+            {%- do complete.append(false) -%}
+            {%- do parts.append(id ~ '=?') -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- set fingerprint = local_md5(parts | join('\x1f')) -%}
+    {%- set previous = known.get(model.unique_id) -%}
+    {%- set reusable = (
+        reuse_enabled()
+        and (false not in complete)
+        and previous is not none
+        and previous[0] == fingerprint
+    ) -%}
+    {{ return({
+        'fingerprint': fingerprint,
+        'reusable': reusable,
+        'previous_version': (previous[1] if previous is not none else none),
+    }) }}
+{%- endmacro %}
+
+
+{% macro record_node_state(fingerprint, data_version) -%}
+    {%- set query -%}
+        insert or replace into {{ build_state_relation() }}
+        values (
+            '{{ model.unique_id }}',
+            '{{ fingerprint }}',
+            '{{ data_version }}',
+            cast(timezone('UTC', now()) as timestamp),
+            '{{ invocation_id }}'
+        )
+    {%- endset -%}
+    {%- do run_query(query) -%}
+    {%- do adapter.commit() -%}
+{%- endmacro %}
+
+
+{% macro store_reused_result() -%}
+    {%- do store_result('main', response='REUSED', agate_table=none) -%}
+{%- endmacro %}
+
+
+{% macro relation_row_count(relation) -%}
+    {%- set result = run_query('select count(*) from ' ~ relation) -%}
+    {{ return(result.columns[0].values()[0]) }}
+{%- endmacro %}

@@ -1,0 +1,174 @@
+"""Write-time checks and reuse of unchanged nodes (docs/testing.md).
+
+Every rule a node declares (grain, row rules, table rules, contract
+constraints) must be able to fail the build, with a message naming the
+relation and the rule; an unchanged night must execute no model. Runs on a
+copy of the dbt project, so seeds and models can be broken on purpose.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from agent_eval import cli
+from agent_eval.project import Paths
+from conftest import FIXTURES, PROJECT_DIR
+
+# the fixture drops reject two rows on purpose: a good build exits 3
+GOOD = cli.EXIT_REJECTED
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Paths:
+    root = tmp_path_factory.mktemp("checks")
+    copy = root / "project"
+    shutil.copytree(
+        PROJECT_DIR,
+        copy,
+        ignore=shutil.ignore_patterns(".venv", ".git", "data", "target", "logs", "reports", "tests",
+                                      "*.duckdb*", "src", "docs", ".bench"),
+    )
+    (copy / "tests" / "dbt").mkdir(parents=True)
+    for singular in (PROJECT_DIR / "tests" / "dbt").glob("*.sql"):
+        shutil.copy(singular, copy / "tests" / "dbt")
+    drops = root / "drops"
+    shutil.copytree(FIXTURES / "basic", drops)
+    return Paths(project_dir=copy, db_path=root / "w.duckdb", drops_dir=drops,
+                 reports_dir=root / "reports", dbt_work_dir=root / "dbt")
+
+
+def results(paths: Paths) -> dict[str, dict]:
+    data = json.loads((paths.target_dir / "run_results.json").read_text())
+    return {r["unique_id"]: r for r in data["results"]}
+
+
+def query(paths: Paths, sql: str) -> list[tuple]:
+    with duckdb.connect(str(paths.db_path), read_only=True) as con:
+        return con.execute(sql).fetchall()
+
+
+def relation_exists(paths: Paths, schema: str, name: str) -> bool:
+    with duckdb.connect(str(paths.db_path), read_only=True) as con:
+        return bool(con.execute("select 1 from duckdb_tables() where schema_name = ? and table_name = ?",
+                                [schema, name]).fetchall())
+
+
+class Edit:
+    """Replace text in a file of the project copy; undo restores it."""
+
+    def __init__(self, path: Path, old: str, new: str) -> None:
+        self.path, self.original = path, path.read_text(encoding="utf-8")
+        assert old in self.original, (path, old)
+        path.write_text(self.original.replace(old, new, 1), encoding="utf-8")
+
+    def undo(self) -> None:
+        self.path.write_text(self.original, encoding="utf-8")
+
+
+def test_an_unchanged_night_executes_no_model(project):
+    assert cli.cmd_build(project, reports=False) == GOOD
+    first = results(project)
+    assert all(r["status"] in ("success", "pass") for r in first.values() if not r["unique_id"].startswith("exposure."))
+    assert cli.cmd_build(project, reports=False) == GOOD
+    again = results(project)
+    executed = sorted(uid for uid, r in again.items()
+                      if uid.split(".")[0] in ("model", "seed") and r["message"] != "REUSED")
+    # the manifest looks at the drops folder every night; the gate log stamps
+    # the build that evaluated the gates; everything else is reused
+    assert executed == ["model.agent_eval.history_gate_log", "model.agent_eval.raw_drop_files"]
+    # and the reused marts still hold the night's scores
+    assert query(project, "select count(*) from marts.resume_item_scores") == \
+        query(project, "select sum(n_valid_rows) from ops.file_reconciliation where is_current")
+
+
+def test_a_seed_edit_reruns_what_reads_it_and_nothing_else(project):
+    seed = project.project_dir / "seeds" / "common" / "partial_keywords.csv"
+    edit = Edit(seed, "\n", "\n알려드릴까요,a partial keyword added by the test\n")
+    try:
+        assert cli.cmd_build(project, reports=False) == GOOD
+        run = results(project)
+        assert run["seed.agent_eval.partial_keywords"]["message"] != "REUSED"
+        assert run["model.agent_eval.int_resume_agent__items_labelled"]["message"] != "REUSED"
+        # the summary agent does not read the partial keywords
+        assert run["model.agent_eval.summary_case_scores"]["message"] == "REUSED"
+        assert run["seed.agent_eval.latency_rubric"]["message"] == "REUSED"
+    finally:
+        edit.undo()
+    assert cli.cmd_build(project, reports=False) == GOOD
+
+
+def test_broken_seeds_fail_the_build_naming_relation_rule_and_key(project, capsys):
+    seeds = project.project_dir / "seeds"
+    edits = [
+        # a keyword twice: the seed's grain (keyword)
+        Edit(seeds / "common" / "partial_keywords.csv", "\n", "\n선택,duplicate\n선택,duplicate again\n"),
+        # a latency score of 7 on a 0-5 rubric: row rule score_range
+        Edit(seeds / "common" / "latency_rubric.csv", ",5\n", ",7\n"),
+        # weights summing to 1.1: table rule weights_sum_to_one
+        Edit(seeds / "recruit_agent" / "recruit_weights.csv", "0.2", "0.3"),
+    ]
+    try:
+        capsys.readouterr()
+        assert cli.cmd_build(project, reports=False) == cli.EXIT_FAILED
+        out = capsys.readouterr()
+        text = out.out + out.err
+        log = (project.log_dir / "dbt.log").read_text(encoding="utf-8")
+        for expected in (
+            "write-time check failed on",
+            "key(s) of the grain (keyword) occur more than once, e.g. (keyword=선택) x",
+            "break rule score_range (score is null or score between 0 and 5)",
+            "rule weights_sum_to_one is false: abs(sum(weight) - 1) < 1e-9",
+        ):
+            assert expected in text or expected in log, expected
+        # a seed that failed its checks is dropped: the next build loads and checks it again
+        for name in ("partial_keywords", "latency_rubric", "recruit_weights"):
+            assert not relation_exists(project, "rubric", name), name
+        # nothing downstream of them was built on bad rules
+        run = results(project)
+        assert run["model.agent_eval.int_resume_agent__items_labelled"]["status"] == "skipped"
+    finally:
+        for edit in edits:
+            edit.undo()
+    assert cli.cmd_build(project, reports=False) == GOOD
+    assert relation_exists(project, "rubric", "partial_keywords")
+
+
+def test_a_mart_writing_an_out_of_range_score_fails_its_contract(project):
+    # contract constraints are enforced by DuckDB on every write
+    model = project.project_dir / "models" / "marts" / "resume_agent" / "resume_item_scores.sql"
+    edit = Edit(model, "items.intent_score,", "items.intent_score + 10 as intent_score,")
+    try:
+        assert cli.cmd_build(project, full_refresh=True, reports=False) == cli.EXIT_FAILED
+        run = results(project)
+        failed = run["model.agent_eval.resume_item_scores"]
+        assert failed["status"] == "error"
+        assert "CHECK constraint failed" in failed["message"] and "intent_score" in failed["message"]
+    finally:
+        edit.undo()
+    assert cli.cmd_build(project, full_refresh=True, reports=False) == GOOD
+
+
+def test_a_duplicated_key_in_a_nightly_append_is_rolled_back(project):
+    before = query(project, "select set_id, count(*) from marts.resume_item_scores group by 1 order by 1")
+    assert before == [("2026-11-01/resume_agent_basic.csv", 10)]
+    shutil.copytree(FIXTURES / "night2", project.drops_dir, dirs_exist_ok=True)
+    model = project.project_dir / "models" / "marts" / "resume_agent" / "resume_item_scores.sql"
+    edit = Edit(model, "select * from final", "select * from final\nunion all\nselect * from final")
+    try:
+        assert cli.cmd_build(project, reports=False) == cli.EXIT_FAILED
+        failed = results(project)["model.agent_eval.resume_item_scores"]
+        assert failed["status"] == "error"
+        assert "key(s) of the grain (set_id, line_number) occur more than once" in failed["message"]
+        assert "set_id=2026-11-02/resume_agent_basic.csv" in failed["message"]
+        # the append was rolled back: the first night is intact, nothing of the second
+        assert query(project, "select set_id, count(*) from marts.resume_item_scores group by 1 order by 1") == before
+    finally:
+        edit.undo()
+    assert cli.cmd_build(project, reports=False) == GOOD
+    assert [r[0] for r in query(project, "select distinct set_id from marts.resume_item_scores order by 1")] == [
+        "2026-11-01/resume_agent_basic.csv", "2026-11-02/resume_agent_basic.csv"]
