@@ -46,13 +46,22 @@
         computed when the model is compiled, i.e. before its pre-hooks run:
         a pre-hook that deletes rows must be matched by `built_where`. -#}
     {%- if execute -%}
-        {%- do graph.setdefault('agent_eval_set_models', {}).update({model.unique_id: {
+        {#- one entry per call (a model may ask for several kinds), read by
+            record_built_sets after the model ran -#}
+        {%- set calls = graph.setdefault('agent_eval_set_models', {}) -%}
+        {%- if model.unique_id not in calls or calls[model.unique_id].get('compiled_by') != invocation_id -%}
+            {%- do calls.update({model.unique_id: {'compiled_by': invocation_id, 'calls': []}}) -%}
+        {%- endif -%}
+        {%- set info = {
             'kind': kind,
             'sets_model': ref(sets_model),
             'version_column': version_column,
             'use_ledger': built_where is none,
             'sets': none,
-        }}) -%}
+        } -%}
+        {%- do calls[model.unique_id]['calls'].append(info) -%}
+    {%- else -%}
+        {%- set info = {} -%}
     {%- endif -%}
     {%- if not is_incremental() -%}
         {{ return(none) }}
@@ -80,40 +89,55 @@
         order by 1, 2
     {%- endset -%}
     {%- set sets = run_query(query).rows | list -%}
-    {%- do graph['agent_eval_set_models'][model.unique_id].update({'sets': sets}) -%}
+    {%- do info.update({'sets': sets}) -%}
     {{ return(sets) }}
 {%- endmacro %}
 
 
 {% macro record_built_sets(full) -%}
-    {#- After an incremental model committed: every set version it was asked
-        to build is built, with or without rows (the ledger unbuilt_sets
-        reads). `full`: the model was (re)created, every current set. -#}
-    {%- set info = graph.get('agent_eval_set_models', {}).get(model.unique_id) -%}
-    {%- if info is none or not info.use_ledger -%}
+    {#- After an incremental model committed: the set versions it was asked
+        to build that gave no row are recorded as built (the ledger
+        unbuilt_sets reads), so they are not rebuilt every night. Versions
+        with rows need no entry (their rows say so), and must have none: when
+        a replaced version's rows are deleted and the version comes back
+        (restored bytes), it must be built again. `full`: the model was
+        (re)created from every current set. -#}
+    {%- set entry = graph.get('agent_eval_set_models', {}).get(model.unique_id) -%}
+    {%- if entry is none -%}
         {{ return(none) }}
     {%- endif -%}
     {%- set ledger = build_state_relation().incorporate(path={'identifier': 'built_sets'}) -%}
+    {%- if full -%}
+        {%- do run_query('delete from ' ~ ledger ~ " where unique_id = '" ~ model.unique_id ~ "'") -%}
+    {%- endif -%}
+    {%- for info in entry.calls if info.use_ledger and (full or info.sets) -%}
     {%- set query -%}
-        {%- if full %}
-        delete from {{ ledger }} where unique_id = '{{ model.unique_id }}';
         insert into {{ ledger }}
-        select '{{ model.unique_id }}', set_id, {{ info.version_column }}
-        from {{ info.sets_model }}
-        {%- if info.kind %}
-        where kind = '{{ info.kind }}'
-        {%- endif %}
-        {%- elif info.sets %}
-        insert into {{ ledger }} values
-        {%- for version in info.sets %}
-            ('{{ model.unique_id }}', '{{ version[0] | replace("'", "''") }}', '{{ version[1] }}')
-            {{- ',' if not loop.last }}
-        {%- endfor %}
-        {%- else %}
-        select 1
-        {%- endif %}
+        select '{{ model.unique_id }}', versions.set_id, versions.version
+        from (
+            {%- if full %}
+            select set_id, {{ info.version_column }} as version
+            from {{ info.sets_model }}
+            {%- if info.kind %}
+            where kind = '{{ info.kind }}'
+            {%- endif %}
+            {%- else %}
+            values
+            {%- for version in info.sets %}
+                ('{{ version[0] | replace("'", "''") }}', '{{ version[1] }}')
+                {{- ',' if not loop.last }}
+            {%- endfor %}
+            {%- endif %}
+        ) as versions (set_id, version)
+        where not exists (
+            select 1 from {{ this }} as built
+            where
+                built.set_id = versions.set_id
+                and built.{{ info.version_column }} = versions.version
+        )
     {%- endset -%}
     {%- do run_query(query) -%}
+    {%- endfor -%}
     {%- do adapter.commit() -%}
 {%- endmacro %}
 
@@ -126,7 +150,7 @@
     {%- elif sets | length == 0 -%}
         false /* agent_eval:no_sets_to_build */
     {%- else -%}
-        ({{ sha_column }} in (
+        /* agent_eval:sets_to_build */ ({{ sha_column }} in (
         {%- for version in sets -%}
             '{{ version[1] }}'{{ ', ' if not loop.last }}
         {%- endfor -%}
@@ -178,7 +202,7 @@
         {%- if versions | length == 0 -%}
             false /* agent_eval:no_sets_to_build */
         {%- else -%}
-            ({{ sha_column }} in (
+            /* agent_eval:sets_to_build */ ({{ sha_column }} in (
             {%- for version in versions -%}
                 '{{ version[1] }}'{{ ', ' if not loop.last }}
             {%- endfor -%}

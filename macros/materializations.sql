@@ -73,7 +73,9 @@
     {%- endif -%}
 
     {#- The nightly append. -#}
-    {%- set nothing_to_build = 'agent_eval:no_sets_to_build' in compiled_code -%}
+    {#- every set filter of the model is empty (macros/incremental_sets.sql) -#}
+    {%- set nothing_to_build = 'agent_eval:no_sets_to_build' in compiled_code
+        and 'agent_eval:sets_to_build' not in compiled_code -%}
     {%- set n_before = relation_row_count(target_relation) -%}
     {%- set temp_relation = make_temp_relation(target_relation) -%}
     {{ run_hooks(pre_hooks, inside_transaction=False) }}

@@ -911,8 +911,9 @@ def render_bounds(data: dict[str, Any]) -> list[str]:
     floor_s, empty = f["floor"]["wall_s"], nodes["empty"]
     executed = empty["outcomes"].get("executed", {})
     node_seconds = sum(s["seconds"] for s in empty["by_stage"].values())
-    growth = sorted(((stats["seconds"] - empty["by_stage"].get(k, {}).get("seconds", 0.0), k)
-                     for k, stats in nodes["full"]["by_stage"].items()), reverse=True)
+    full = nodes["full"]["by_stage"]
+    growth = sorted(((full[k]["seconds"] - empty["by_stage"].get(k, {}).get("seconds", 0.0), k)
+                     for k, _ in STAGES if k in full), reverse=True)
     return [
         "", "### What bounds the full build", "",
         f"- dbt's fixed cost: the build with no file at all takes {f['empty']['wall_s']:.1f} s "
