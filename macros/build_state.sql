@@ -51,7 +51,7 @@
 {%- endmacro %}
 
 
-{% macro node_reuse_state(extra='') -%}
+{% macro node_reuse_state() -%}
     {#- The fingerprint of the running node and whether it can be reused:
         {fingerprint, reusable, previous_version}. -#}
     {%- set inputs = model.depends_on.nodes | unique | sort | list -%}
@@ -75,8 +75,7 @@
         model.get('compiled_code') or '',
         tojson(model.config),
         tojson(model.columns),
-        (model.checksum.checksum if model.resource_type == 'seed' else ''),
-        extra
+        (model.checksum.checksum if model.resource_type == 'seed' else '')
     ] -%}
     {%- set complete = [true] -%}
     {%- for id in inputs -%}
@@ -122,11 +121,6 @@
     {%- endset -%}
     {%- do run_query(query) -%}
     {%- do adapter.commit() -%}
-{%- endmacro %}
-
-
-{% macro store_reused_result() -%}
-    {%- do store_result('main', response='REUSED', agate_table=none) -%}
 {%- endmacro %}
 
 

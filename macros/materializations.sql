@@ -72,12 +72,12 @@
         {{ return(result) }}
     {%- endif -%}
 
-    {#- The nightly append. -#}
-    {#- every set filter of the model is empty (macros/incremental_sets.sql) -#}
+    {#- The nightly append. Every set filter of the model empty (macros/
+        incremental_sets.sql): no new row, only the pre-hook's deletions. -#}
     {%- set nothing_to_build = 'agent_eval:no_sets_to_build' in compiled_code
         and 'agent_eval:sets_to_build' not in compiled_code -%}
-    {%- set n_before = relation_row_count(target_relation) -%}
-    {%- set temp_relation = make_temp_relation(target_relation) -%}
+    {%- set n_before = relation_row_count(target_relation) if nothing_to_build else none -%}
+    {%- set temp_ref = make_temp_relation(target_relation).include(database=false, schema=false) -%}
     {{ run_hooks(pre_hooks, inside_transaction=False) }}
     {{ run_hooks(pre_hooks, inside_transaction=True) }}
     {%- if nothing_to_build -%}
@@ -89,24 +89,17 @@
             {{ get_assert_columns_equivalent(compiled_code) }}
         {%- endif -%}
         {% call statement('new_rows') -%}
-            create temporary table {{ temp_relation.include(database=false, schema=false) }} as (
+            create temporary table {{ temp_ref }} as (
                 {{ compiled_code }}
             )
         {%- endcall %}
-        {%- set temp_ref = temp_relation.include(database=false, schema=false) -%}
         {%- do incremental_columns_match(temp_ref, target_relation) -%}
-        {%- do raise_write_check_failures(write_check_failures(temp_ref, target_relation), target_relation) -%}
-        {% call statement('main') -%}
-            insert into {{ target_relation }} by name
-            select * from {{ temp_ref }}
-        {%- endcall %}
+        {%- do append_checked_rows(temp_ref, target_relation) -%}
     {%- endif -%}
     {{ run_hooks(post_hooks, inside_transaction=True) }}
     {%- do adapter.commit() -%}
     {%- if not nothing_to_build -%}
-        {% call statement('drop_new_rows', auto_begin=false) -%}
-            drop table if exists {{ temp_relation.include(database=false, schema=false) }}
-        {%- endcall %}
+        {%- do drop_new_rows(temp_ref) -%}
     {%- endif -%}
     {{ run_hooks(post_hooks, inside_transaction=False) }}
     {%- do record_built_sets(full=false) -%}
@@ -119,6 +112,25 @@
     {%- do record_node_state(state.fingerprint, version) -%}
     {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}
+
+
+{% macro append_checked_rows(new_rows, target_relation) -%}
+    {#- Check the rows of `new_rows` (meta rules, and the grain against the
+        rows already in the target), then append them by name: the node's
+        main statement, inside the caller's transaction. -#}
+    {%- do raise_write_check_failures(write_check_failures(new_rows, target_relation), target_relation) -%}
+    {% call statement('main') -%}
+        insert into {{ target_relation }} by name
+        select * from {{ new_rows }}
+    {%- endcall %}
+{%- endmacro %}
+
+
+{% macro drop_new_rows(new_rows) -%}
+    {% call statement('drop_new_rows', auto_begin=false) -%}
+        drop table if exists {{ new_rows }}
+    {%- endcall %}
+{%- endmacro %}
 
 
 {% macro incremental_columns_match(new_relation, target_relation) -%}
@@ -201,17 +213,12 @@
         {%- endcall %}
         {%- set temp_ref = temp_relation.include(database=false, schema=false) -%}
         {%- do add_new_columns(temp_ref, target_relation) -%}
-        {%- do raise_write_check_failures(write_check_failures(temp_ref, target_relation), target_relation) -%}
-        {% call statement('main') -%}
-            insert into {{ target_relation }} by name
-            select * from {{ temp_ref }}
-        {%- endcall %}
-        {%- do adapter.commit() -%}
-        {% call statement('drop_new_rows', auto_begin=false) -%}
-            drop table if exists {{ temp_ref }}
-        {%- endcall %}
+        {%- do append_checked_rows(temp_ref, target_relation) -%}
     {%- endif -%}
     {%- do adapter.commit() -%}
+    {%- if existing is not none -%}
+        {%- do drop_new_rows(temp_ref) -%}
+    {%- endif -%}
     {%- do record_node_state(
         state.fingerprint if model.depends_on.nodes else 'raw_history',
         'rows:' ~ relation_row_count(target_relation)

@@ -78,6 +78,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.dbt)
 
 
+def copy_project(destination: Path, singular_tests: bool = False) -> Path:
+    """A copy of the dbt project (to edit seeds or models on purpose);
+    ``singular_tests`` also copies tests/dbt."""
+    shutil.copytree(
+        PROJECT_DIR,
+        destination,
+        ignore=shutil.ignore_patterns(".venv", ".git", "data", "target", "logs", "reports", "tests",
+                                      "*.duckdb*", "src", "img", ".bench"),
+    )
+    if singular_tests:
+        (destination / "tests" / "dbt").mkdir(parents=True)
+        for singular in (PROJECT_DIR / "tests" / "dbt").glob("*.sql"):
+            shutil.copy(singular, destination / "tests" / "dbt")
+    return destination
+
+
 def seed_parse_state(paths: Paths) -> None:
     """Start a new warehouse's dbt target/ from the shared parse state."""
     target = paths.target_dir / "partial_parse.msgpack"

@@ -12,7 +12,7 @@ import pytest
 
 from agent_eval import cli
 from agent_eval.project import Paths
-from conftest import FIXTURES, PROJECT_DIR
+from conftest import FIXTURES, copy_project
 
 CLAIMS = "2026-11-03/summary_claims.json"
 SEED = Path("seeds") / "summary" / "summary_definitive_keywords.csv"
@@ -21,12 +21,7 @@ SEED = Path("seeds") / "summary" / "summary_definitive_keywords.csv"
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Paths:
     root = tmp_path_factory.mktemp("snapshot")
-    copy = root / "project"
-    shutil.copytree(
-        PROJECT_DIR,
-        copy,
-        ignore=shutil.ignore_patterns(".venv", ".git", "data", "target", "logs", "reports", "tests", "*.duckdb*"),
-    )
+    copy = copy_project(root / "project")
     drops = root / "drops"
     shutil.copytree(FIXTURES / "summary_basic", drops)
     return Paths(project_dir=copy, db_path=root / "w.duckdb", drops_dir=drops,

@@ -17,7 +17,7 @@ import pytest
 
 from agent_eval import cli
 from agent_eval.project import Paths
-from conftest import FIXTURES, PROJECT_DIR
+from conftest import FIXTURES, copy_project
 
 # the fixture drops reject two rows on purpose: a good build exits 3
 GOOD = cli.EXIT_REJECTED
@@ -26,16 +26,7 @@ GOOD = cli.EXIT_REJECTED
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Paths:
     root = tmp_path_factory.mktemp("checks")
-    copy = root / "project"
-    shutil.copytree(
-        PROJECT_DIR,
-        copy,
-        ignore=shutil.ignore_patterns(".venv", ".git", "data", "target", "logs", "reports", "tests",
-                                      "*.duckdb*", "src", "img", ".bench"),
-    )
-    (copy / "tests" / "dbt").mkdir(parents=True)
-    for singular in (PROJECT_DIR / "tests" / "dbt").glob("*.sql"):
-        shutil.copy(singular, copy / "tests" / "dbt")
+    copy = copy_project(root / "project", singular_tests=True)
     drops = root / "drops"
     shutil.copytree(FIXTURES / "basic", drops)
     return Paths(project_dir=copy, db_path=root / "w.duckdb", drops_dir=drops,

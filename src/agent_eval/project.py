@@ -64,27 +64,27 @@ class Paths:
         """One folder per published table, `<table>/data.parquet`."""
         return self.publish_dir / f"{self.db_path.stem}_parquet"
 
-    @property
-    def target_dir(self) -> Path:
-        """dbt's target/ (manifest.json, run_results.json) for this warehouse."""
+    def _dbt_dir(self, name: str, env_name: str) -> Path:
+        """dbt's `name` folder for this warehouse: under the warehouse's
+        dbt_work_dir, else $env_name (relative to the project), else under
+        the project."""
         if self.dbt_work_dir is not None:
-            return self.dbt_work_dir / "target"
-        env = os.environ.get("DBT_TARGET_PATH")
+            return self.dbt_work_dir / name
+        env = os.environ.get(env_name)
         if env:
             path = Path(env).expanduser()
             return path if path.is_absolute() else self.project_dir / path
-        return self.project_dir / "target"
+        return self.project_dir / name
+
+    @property
+    def target_dir(self) -> Path:
+        """dbt's target/ (manifest.json, run_results.json) for this warehouse."""
+        return self._dbt_dir("target", "DBT_TARGET_PATH")
 
     @property
     def log_dir(self) -> Path:
         """dbt's logs/ for this warehouse."""
-        if self.dbt_work_dir is not None:
-            return self.dbt_work_dir / "logs"
-        env = os.environ.get("DBT_LOG_PATH")
-        if env:
-            path = Path(env).expanduser()
-            return path if path.is_absolute() else self.project_dir / path
-        return self.project_dir / "logs"
+        return self._dbt_dir("logs", "DBT_LOG_PATH")
 
     def dbt_location(self) -> tuple[Path, str]:
         """(working directory, profile path of the warehouse) for dbt.
