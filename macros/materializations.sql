@@ -19,14 +19,21 @@
 {%- endmacro %}
 
 
-{% macro check_created_relation(relation) -%}
-    {#- After dbt-duckdb created and committed `relation`: check every row;
-        on failure drop it, so the next build creates and checks it again. -#}
+{% macro check_created_relation(relation, drop_on_failure=true) -%}
+    {#- After dbt-duckdb created and committed `relation`: check every row.
+        A failing node records no state, so the next build executes it
+        again; a relation that would not be rebuilt whole by that build (an
+        incremental model, which appends) or that its readers must not see
+        (a seed) is dropped so it is created and checked again. A table is
+        rebuilt whole anyway and is kept, so the operator's summary can
+        still read it (nothing is published when dbt failed). -#}
     {%- if has_write_checks() -%}
         {%- set failures = write_check_failures(relation) -%}
         {%- if failures -%}
-            {%- do adapter.drop_relation(relation) -%}
-            {%- do adapter.commit() -%}
+            {%- if drop_on_failure -%}
+                {%- do adapter.drop_relation(relation) -%}
+                {%- do adapter.commit() -%}
+            {%- endif -%}
             {%- do raise_write_check_failures(failures, relation) -%}
         {%- endif -%}
     {%- endif -%}
@@ -50,7 +57,7 @@
         {{ return(reused('table')) }}
     {%- endif -%}
     {%- set result = dbt.materialization_table_duckdb() -%}
-    {%- do check_created_relation(this.incorporate(type='table')) -%}
+    {%- do check_created_relation(this.incorporate(type='table'), drop_on_failure=false) -%}
     {%- do record_node_state(state.fingerprint, state.fingerprint) -%}
     {{ return(result) }}
 {% endmaterialization %}
