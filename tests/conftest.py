@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import tempfile
@@ -39,6 +40,16 @@ class Warehouse:
         self.paths.drops_dir.mkdir(parents=True, exist_ok=True)
         seed_parse_state(self.paths)
 
+    @classmethod
+    def copy_of(cls, snapshot: "Snapshot", root: Path) -> Warehouse:
+        """A warehouse at ``root`` in the state a snapshot's build left:
+        drops, DuckDB file, published copy, reports and dbt's target/ (all
+        paths in them are relative, so the copy builds on as the original
+        would)."""
+        shutil.copytree(snapshot.root, root, symlinks=True, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns(Snapshot.EXIT_CODE, "logs"))
+        return cls(root)
+
     @property
     def drops(self) -> Path:
         return self.paths.drops_dir
@@ -64,6 +75,42 @@ class Warehouse:
             cursor = con.execute(sql, params or [])
             names = [d[0] for d in cursor.description]
             return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+class Snapshot:
+    """A warehouse built once per test session from fixture drops (with
+    data tests and reports), shared by every test that starts from that
+    state: a test copies it instead of paying the same first build again.
+    xdist workers share it through a file lock; the first to need it builds
+    it, with the code under test, in this session."""
+
+    EXIT_CODE = "exit_code"
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    @property
+    def exit_code(self) -> int:
+        return int((self.root / self.EXIT_CODE).read_text())
+
+    @classmethod
+    def of(cls, tmp_path_factory: pytest.TempPathFactory, fixtures: tuple[str, ...]) -> Snapshot:
+        shared = tmp_path_factory.getbasetemp()
+        if os.environ.get("PYTEST_XDIST_WORKER"):
+            shared = shared.parent  # the session's folder, above each worker's
+        key = "+".join(fixtures)
+        folder = shared / "snapshots" / key
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        with open(folder.parent / f"{key}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (folder / cls.EXIT_CODE).is_file():
+                shutil.rmtree(folder, ignore_errors=True)
+                wh = Warehouse(folder)
+                for name in fixtures:
+                    wh.add_fixture(name)
+                code = wh.build(reports=True)
+                (folder / cls.EXIT_CODE).write_text(str(code))
+        return cls(folder)
 
 
 # Modules that never run dbt: `make test-fast` (pytest -m "not dbt") runs
@@ -116,6 +163,27 @@ def save_parse_state(paths: Paths) -> None:
 @pytest.fixture
 def warehouse(tmp_path: Path) -> Warehouse:
     return Warehouse(tmp_path)
+
+
+@pytest.fixture
+def built(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[..., tuple[Warehouse, int]]:
+    """``built("basic", "night2")``: a copy of the session's snapshot of
+    those fixture drops, built; and the exit code of that build."""
+    def make(*fixtures: str) -> tuple[Warehouse, int]:
+        snapshot = Snapshot.of(tmp_path_factory, fixtures)
+        return Warehouse.copy_of(snapshot, tmp_path / "built"), snapshot.exit_code
+
+    return make
+
+
+@pytest.fixture(scope="module")
+def module_built(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., tuple[Warehouse, int]]:
+    """As ``built``, for a module's shared warehouse."""
+    def make(*fixtures: str) -> tuple[Warehouse, int]:
+        snapshot = Snapshot.of(tmp_path_factory, fixtures)
+        return Warehouse.copy_of(snapshot, tmp_path_factory.mktemp("built")), snapshot.exit_code
+
+    return make
 
 
 @pytest.fixture(scope="module")

@@ -52,10 +52,9 @@ WORKED = f"{D1}/run-worked"
 
 
 @pytest.fixture(scope="module")
-def built(module_warehouse):
-    wh = module_warehouse("engagement")
-    wh.add_fixture("engagement")
-    assert wh.build(reports=True) == EXIT_REJECTED  # a rejected file and two rejected lines
+def built(module_built):
+    wh, code = module_built("engagement")
+    assert code == EXIT_REJECTED  # a rejected file and two rejected lines
     return wh
 
 

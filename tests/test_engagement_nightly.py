@@ -38,9 +38,9 @@ def overall(wh, set_id):
         " from marts.engagement_run_scores where set_id = ?", [set_id])[0]
 
 
-def test_runs_are_rebuilt_when_one_of_their_files_changes(warehouse):
-    warehouse.add_fixture("engagement")
-    assert warehouse.build(data_tests=False) == EXIT_REJECTED
+def test_runs_are_rebuilt_when_one_of_their_files_changes(built):
+    warehouse, code = built("engagement")
+    assert code == EXIT_REJECTED
     first = snapshot(warehouse)
     shas = dict(warehouse.query("select set_id, run_sha256 from marts.engagement_run_scores"))
 

@@ -46,7 +46,7 @@ import duckdb
 import pytest
 
 from agent_eval.cli import EXIT_GATE_FAILED, EXIT_OK
-from conftest import FIXTURES, PROJECT_DIR
+from conftest import FIXTURES, PARSE_STATE, PROJECT_DIR
 
 SERIES = "resume_agent_hist.csv"
 N1, N2, N3 = (f"{d}/{SERIES}" for d in ("2026-11-10", "2026-11-11", "2026-11-12"))
@@ -59,7 +59,7 @@ class Series:
         self.root = root
         self.project = root / "project"
         self.drops = root / "drops"
-        self.db = root / "w.duckdb"
+        self.db = root / "warehouse.duckdb"  # the name of the shared parse state
         self.reports = root / "reports"
         self.published = root / "published"
         self.runs: list[subprocess.CompletedProcess] = []
@@ -96,6 +96,9 @@ def series(tmp_path_factory) -> Series:
                                       "warehouse", "*.duckdb*", ".bench"),
     )
     shutil.copytree(PROJECT_DIR / "tests" / "dbt", s.project / "tests" / "dbt")  # the gate test
+    if PARSE_STATE.is_file():  # dbt re-parses only what differs from it
+        (s.project / "target").mkdir()
+        shutil.copyfile(PARSE_STATE, s.project / "target" / "partial_parse.msgpack")
     s.drops.mkdir()
     s.add_night("2026-11-10")
     assert s.build().returncode == EXIT_OK, s.runs[-1].stdout[-3000:]
@@ -287,7 +290,7 @@ def test_a_failing_gate_fails_the_night_naming_the_metric(series):
     # dbt's own output names it too (the test assert_quality_gates_pass)
     assert "quality gate(s) failed: resume_agent stability_score" in night3.stdout
     # the scores were published and reported all the same
-    with duckdb.connect(str(series.published / "w.duckdb"), read_only=True) as con:
+    with duckdb.connect(str(series.published / series.db.name), read_only=True) as con:
         assert con.execute("select count(*) from marts.resume_set_scores where set_id = ?", [N3]).fetchone() == (1,)
     junit = ElementTree.parse(series.reports / "quality_gates.junit.xml").getroot()
     suite = junit.find("testsuite")

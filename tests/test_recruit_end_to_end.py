@@ -62,10 +62,8 @@ RECRUIT_TABLES = [
 
 
 @pytest.fixture(scope="module")
-def built(module_warehouse):
-    wh = module_warehouse("recruit_basic")
-    wh.add_fixture("recruit_basic")
-    code = wh.build(reports=True)
+def built(module_built):
+    wh, code = module_built("recruit_basic")
     assert code == EXIT_REJECTED  # three lines are rejected on purpose
     return wh
 

@@ -28,10 +28,8 @@ SET = "2026-11-01/resume_agent_basic.csv"
 
 
 @pytest.fixture(scope="module")
-def built(module_warehouse):
-    wh = module_warehouse("basic")
-    wh.add_fixture("basic")
-    code = wh.build(reports=True)
+def built(module_built):
+    wh, code = module_built("basic")
     assert code == EXIT_REJECTED  # two rows are rejected on purpose
     return wh
 

@@ -190,11 +190,10 @@ def sets_seen_by_a_new_process(db_path: Path) -> list[str]:
 # ------------------------------------------------- readers during builds
 
 
-def test_readers_hold_the_published_file_through_a_build_and_a_failed_build(warehouse, capsys):
-    wh = warehouse
+def test_readers_hold_the_published_file_through_a_build_and_a_failed_build(built, capsys):
+    wh, code = built("basic")
     paths = wh.paths
-    wh.add_fixture("basic")
-    assert wh.build() == EXIT_REJECTED  # basic holds deliberate bad rows
+    assert code == EXIT_REJECTED  # basic holds deliberate bad rows
     assert sets_seen_by_a_new_process(paths.published_db) == [BASIC]
 
     held = HeldReader(paths.published_db)
@@ -252,11 +251,9 @@ def test_readers_hold_the_published_file_through_a_build_and_a_failed_build(ware
 
 
 @pytest.fixture(scope="module")
-def served(module_warehouse) -> Warehouse:
-    wh = module_warehouse("served")
-    wh.add_fixture("basic")
-    wh.add_fixture("night2")
-    assert wh.build() == EXIT_REJECTED  # basic holds deliberate bad rows
+def served(module_built) -> Warehouse:
+    wh, code = module_built("basic", "night2")
+    assert code == EXIT_REJECTED  # basic holds deliberate bad rows
     return wh
 
 

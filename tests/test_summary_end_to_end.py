@@ -23,10 +23,9 @@ METRICS = ["summary_accuracy", "summary_risk_coverage", "summary_non_definitive"
 
 
 @pytest.fixture(scope="module")
-def wh(module_warehouse) -> Warehouse:
-    wh = module_warehouse("summary_e2e")
-    wh.add_fixture("summary_basic")
-    assert wh.build(reports=True) == cli.EXIT_REJECTED  # three rejected files, two rejected cases
+def wh(module_built) -> Warehouse:
+    wh, code = module_built("summary_basic")
+    assert code == cli.EXIT_REJECTED  # three rejected files, two rejected cases
     return wh
 
 

@@ -72,10 +72,9 @@ def fake_endpoint():
 
 
 @pytest.fixture(scope="module")
-def judged(module_warehouse, fake_endpoint) -> Warehouse:
-    wh = module_warehouse("summary_judge")
-    wh.add_fixture("summary_basic")
-    assert wh.build() == cli.EXIT_REJECTED  # the fixture's deliberate bad input
+def judged(module_built, fake_endpoint) -> Warehouse:
+    wh, code = module_built("summary_basic")
+    assert code == cli.EXIT_REJECTED  # the fixture's deliberate bad input
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv(judge.ENV_BASE_URL, fake_endpoint)
         mp.setenv(judge.ENV_MODEL, "fake-judge-1")
