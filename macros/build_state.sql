@@ -51,24 +51,28 @@
 {%- endmacro %}
 
 
+{% macro build_states() -%}
+    {#- Every node's recorded {unique_id: [fingerprint, data_version]}: read
+        once per build, then kept up to date in memory by record_node_state
+        (dbt's graph is one object shared by the build's nodes). -#}
+    {%- set held = graph.get('agent_eval_states') -%}
+    {%- if held is none or held.invocation_id != invocation_id -%}
+        {%- set states = {} -%}
+        {%- for row in run_query('select unique_id, fingerprint, data_version from ' ~ build_state_relation()).rows -%}
+            {%- do states.update({row[0]: [row[1], row[2]]}) -%}
+        {%- endfor -%}
+        {%- set held = {'invocation_id': invocation_id, 'states': states, 'pending': {}} -%}
+        {%- do graph.update({'agent_eval_states': held}) -%}
+    {%- endif -%}
+    {{ return(held) }}
+{%- endmacro %}
+
+
 {% macro node_reuse_state() -%}
     {#- The fingerprint of the running node and whether it can be reused:
         {fingerprint, reusable, previous_version}. -#}
     {%- set inputs = model.depends_on.nodes | unique | sort | list -%}
-    {%- set ids = inputs + [model.unique_id] -%}
-    {%- set query -%}
-        select unique_id, fingerprint, data_version
-        from {{ build_state_relation() }}
-        where unique_id in (
-            {%- for id in ids -%}
-                '{{ id }}'{{ ', ' if not loop.last }}
-            {%- endfor -%}
-        )
-    {%- endset -%}
-    {%- set known = {} -%}
-    {%- for row in run_query(query).rows -%}
-        {%- do known.update({row[0]: [row[1], row[2]]}) -%}
-    {%- endfor -%}
+    {%- set known = build_states().states -%}
     {%- set parts = [
         'v1',
         model.resource_type,
@@ -109,18 +113,32 @@
 
 
 {% macro record_node_state(fingerprint, data_version) -%}
-    {%- set query -%}
+    {#- The node succeeded: the nodes after it in this build see its new
+        data version at once; the table gets it at the end of the build
+        (save_node_states, on-run-end), in one statement. A build that dies
+        before then loses only reuse: its nodes run again next time (the
+        loaders' data versions are their live row counts, so everything
+        after them is recomputed). -#}
+    {%- set held = build_states() -%}
+    {%- do held.states.update({model.unique_id: [fingerprint, data_version]}) -%}
+    {%- do held.pending.update({model.unique_id: [fingerprint, data_version]}) -%}
+{%- endmacro %}
+
+
+{% macro save_node_states() -%}
+    {#- on-run-end: the states recorded by this build's nodes. -#}
+    {%- set held = graph.get('agent_eval_states') if execute else none -%}
+    {%- if held is not none and held.invocation_id == invocation_id and held.pending -%}
         insert or replace into {{ build_state_relation() }}
-        values (
-            '{{ model.unique_id }}',
-            '{{ fingerprint }}',
-            '{{ data_version }}',
-            cast(timezone('UTC', now()) as timestamp),
-            '{{ invocation_id }}'
-        )
-    {%- endset -%}
-    {%- do run_query(query) -%}
-    {%- do adapter.commit() -%}
+        values
+        {%- for unique_id, state in held.pending.items() %}
+            ('{{ unique_id }}', '{{ state[0] }}', '{{ state[1] }}',
+             cast(timezone('UTC', now()) as timestamp), '{{ invocation_id }}')
+            {{- ',' if not loop.last }}
+        {%- endfor %}
+    {%- else -%}
+        select 1
+    {%- endif -%}
 {%- endmacro %}
 
 

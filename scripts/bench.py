@@ -608,7 +608,7 @@ def run_scale(bench: Bench, sizes: list[int], seed: int, n_big: int, runs: int) 
     fresh(bench.db)
     points = [{"rows": n, **median_run(bench.results["full" if n == n_big else f"scale {n}"])}
               for n in sizes]
-    return scale_curve(points, median_run(bench.results["empty"])["wall_s"], budget)
+    return {**scale_curve(points, median_run(bench.results["empty"])["wall_s"], budget), "runs": runs}
 
 
 def scale_curve(points: list[dict[str, Any]], no_file_wall_s: float,
@@ -652,7 +652,8 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         checked = checked or found
         load.append(os.getloadavg()[0])
     fresh(bench.db)
-    scale = run_scale(bench, args.scale, args.seed, n_big, args.runs) if args.scale else None
+    scale = (run_scale(bench, args.scale, args.seed, n_big, args.scale_runs or args.runs)
+             if args.scale else None)
     figures = {name: median_run(runs) for name, runs in bench.results.items()}
     data = {
         "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -941,7 +942,8 @@ def render_scale(data: dict[str, Any]) -> list[str]:
                         "`.venv/bin/python scripts/bench.py --scale 1000000,3000000,10000000 --out BENCHMARKS.md`."]
     lines += [
         "The full build (`dbt build --exclude-resource-type unit_test`) of one drop into an empty "
-        "warehouse at each size, median of the runs; 0 rows is the build with no file.", "",
+        f"warehouse at each size, median of {scale['runs']} run(s) per size (the size of the main drop: "
+        f"the full build's runs); 0 rows is the build with no file.", "",
         "| rows | wall (s) | CPU (s) | peak RSS (MiB) | wall per million rows (s) "
         "| marginal wall per million rows (s) |",
         "| ---: | ---: | ---: | ---: | ---: | ---: |",
@@ -996,6 +998,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--scale", type=sizes, default=[],
                         help="also the scale curve: full build at these row counts, e.g. 1000000,3000000,10000000")
+    parser.add_argument("--scale-runs", type=int, default=0,
+                        help="runs per scale point (default: --runs); the curve's large builds take minutes each")
     parser.add_argument("--work", default=str(PROJECT / ".bench"), help="scratch folder (drops are kept)")
     parser.add_argument("--out", default=str(PROJECT / "BENCHMARKS.md"), help="the markdown report")
     args = parser.parse_args(argv)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import os
 import shutil
@@ -174,6 +175,18 @@ def built(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[
         return Warehouse.copy_of(snapshot, tmp_path / "built"), snapshot.exit_code
 
     return make
+
+
+def built_on_project_copy(tmp_path_factory: pytest.TempPathFactory, fixtures: tuple[str, ...],
+                          singular_tests: bool = False) -> tuple[Paths, int]:
+    """A snapshot's warehouse, to build on with a copy of the project (whose
+    seeds or models a test edits): the copy compiles the same SQL, so the
+    snapshot's reuse state and dbt's parse state carry over."""
+    snapshot = Snapshot.of(tmp_path_factory, fixtures)
+    root = tmp_path_factory.mktemp("on_copy")
+    wh = Warehouse.copy_of(snapshot, root / "warehouse")
+    project = copy_project(root / "project", singular_tests=singular_tests)
+    return dataclasses.replace(wh.paths, project_dir=project), snapshot.exit_code
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,7 @@ def test_bench_smoke_run_produces_every_figure(tmp_path):
     out = tmp_path / "BENCHMARKS.md"
     completed = subprocess.run(
         [sys.executable, str(PROJECT_DIR / "scripts" / "bench.py"),
-         "--rows", "60", "--incremental-rows", "9", "--runs", "1", "--scale", "60,120",
+         "--rows", "60", "--incremental-rows", "9", "--runs", "1", "--scale", "60,120", "--scale-runs", "1",
          "--work", str(tmp_path / "work"), "--out", str(out)],
         capture_output=True, text=True, check=False,
     )
@@ -46,6 +46,7 @@ def test_bench_smoke_run_produces_every_figure(tmp_path):
         outcomes = data["nodes"][name]["outcomes"]
         assert sum(outcomes.get("executed", {}).values()) + sum(outcomes.get("reused", {}).values()) > 0, name
     # the scale curve: 60 rows reuses the full build, 120 rows is generated and built
+    assert data["scale"]["runs"] == 1
     points = data["scale"]["points"]
     assert [p["rows"] for p in points] == [60, 120]
     assert all(p["wall_s"] > 0 and p["peak_rss_mib"] > 0 and "marginal_per_million_s" in p for p in points)

@@ -68,8 +68,11 @@ class Series:
         shutil.copytree(FIXTURES / "history" / date, self.drops / date)
 
     def build(self) -> subprocess.CompletedProcess:
+        """`agent-eval build`, without the markdown reports (test_morning and
+        test_charts render the history's; the gates' JUnit XML is written
+        all the same)."""
         run = subprocess.run(
-            [sys.executable, "-m", "agent_eval.cli", "build",
+            [sys.executable, "-m", "agent_eval.cli", "build", "--no-reports",
              "--project-dir", str(self.project), "--db", str(self.db), "--drops", str(self.drops),
              "--reports", str(self.reports), "--published", str(self.published)],
             capture_output=True, text=True, check=False,

@@ -1,31 +1,27 @@
 """The rule snapshot: editing a rule seed changes the hash stored with every
 summary result and re-scores the sets; --full-refresh gives the same marts.
 
-Runs on a copy of the dbt project (so the seed can be edited safely)."""
+Runs on a copy of the dbt project (so the seed can be edited safely), from
+the session's first build of summary_basic."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from agent_eval import cli
 from agent_eval.project import Paths
-from conftest import FIXTURES, copy_project
+from conftest import built_on_project_copy
 
 CLAIMS = "2026-11-03/summary_claims.json"
 SEED = Path("seeds") / "summary" / "summary_definitive_keywords.csv"
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory) -> Paths:
-    root = tmp_path_factory.mktemp("snapshot")
-    copy = copy_project(root / "project")
-    drops = root / "drops"
-    shutil.copytree(FIXTURES / "summary_basic", drops)
-    return Paths(project_dir=copy, db_path=root / "w.duckdb", drops_dir=drops,
-                 reports_dir=root / "reports", dbt_work_dir=root / "dbt")
+def project(tmp_path_factory) -> tuple[Paths, int]:
+    """The session's build of summary_basic, built on with a project copy."""
+    return built_on_project_copy(tmp_path_factory, ("summary_basic",))
 
 
 def _query(paths: Paths, sql: str) -> list[tuple]:
@@ -36,7 +32,8 @@ def _query(paths: Paths, sql: str) -> list[tuple]:
 
 
 def test_editing_a_rule_seed_changes_the_snapshot_and_rescores(project):
-    assert cli.cmd_build(project, reports=False) == cli.EXIT_REJECTED
+    project, first_build = project
+    assert first_build == cli.EXIT_REJECTED
     before = _query(project, "select distinct rule_snapshot from marts.summary_case_scores")
     # tc-002 says 무조건 and `전액  지급`: non_definitive 0.0 with the shipped seed
     assert _query(project, "select summary_non_definitive from marts.summary_case_scores "

@@ -17,7 +17,7 @@ import pytest
 
 from agent_eval import cli
 from agent_eval.project import Paths
-from conftest import FIXTURES, copy_project
+from conftest import FIXTURES, built_on_project_copy
 
 # the fixture drops reject two rows on purpose: a good build exits 3
 GOOD = cli.EXIT_REJECTED
@@ -25,12 +25,11 @@ GOOD = cli.EXIT_REJECTED
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory) -> Paths:
-    root = tmp_path_factory.mktemp("checks")
-    copy = copy_project(root / "project", singular_tests=True)
-    drops = root / "drops"
-    shutil.copytree(FIXTURES / "basic", drops)
-    return Paths(project_dir=copy, db_path=root / "w.duckdb", drops_dir=drops,
-                 reports_dir=root / "reports", dbt_work_dir=root / "dbt")
+    """The session's first build of the basic fixture (test_an_unchanged_night
+    checks it), built on with a copy of the project."""
+    paths, code = built_on_project_copy(tmp_path_factory, ("basic",), singular_tests=True)
+    assert code == GOOD
+    return paths
 
 
 def results(paths: Paths) -> dict[str, dict]:
@@ -62,8 +61,7 @@ class Edit:
 
 
 def test_an_unchanged_night_executes_no_model(project):
-    assert cli.cmd_build(project, reports=False) == GOOD
-    first = results(project)
+    first = results(project)  # the first build's (the snapshot's)
     assert all(r["status"] in ("success", "pass") for r in first.values() if not r["unique_id"].startswith("exposure."))
     # the second build appends to what the first created (the incremental
     # models' SQL changes from "every set" to "the sets not yet built")
