@@ -58,10 +58,9 @@ grouped as (
         coalesce(segment, 'all') as segment,
         count(*) as n_items,
         count(latency_sec) as n_with_latency,
-        quantile_cont(latency_sec, 0.5) as p50_sec,
-        quantile_cont(latency_sec, 0.9) as p90_sec,
-        quantile_cont(latency_sec, 0.95) as p95_sec,
-        quantile_cont(latency_sec, 0.99) as p99_sec,
+        -- one holistic state for the four quantiles (four calls held every
+        -- value of a group four times: 3M items did not fit 1 GB)
+        quantile_cont(latency_sec, [0.5, 0.9, 0.95, 0.99]) as quantiles_sec,
         max(latency_sec) as max_sec,
         {{ exact_avg('latency_sec') }} as mean_sec,
         {{ exact_avg('latency_score') }} as mean_latency_score
@@ -88,10 +87,10 @@ final as (
         item_filter,
         cast(n_items as bigint) as n_items,
         cast(n_with_latency as bigint) as n_with_latency,
-        p50_sec,
-        p90_sec,
-        p95_sec,
-        p99_sec,
+        quantiles_sec[1] as p50_sec,
+        quantiles_sec[2] as p90_sec,
+        quantiles_sec[3] as p95_sec,
+        quantiles_sec[4] as p99_sec,
         max_sec,
         mean_sec,
         mean_latency_score
