@@ -70,13 +70,26 @@
 
 {% macro node_reuse_state() -%}
     {#- The fingerprint of the running node and whether it can be reused:
-        {fingerprint, reusable, previous_version}. -#}
+        {fingerprint, reusable, previous_version}. The compiled code is
+        taken without what differs only between a creation and the builds
+        after it (an incremental model's set filter, a Python loader's
+        is_incremental flag): which rows are new is in the inputs' data
+        versions already. -#}
     {%- set inputs = model.depends_on.nodes | unique | sort | list -%}
     {%- set known = build_states().states -%}
     {%- set parts = [
         'v1',
         model.resource_type,
-        model.get('compiled_code') or '',
+        modules.re.sub(
+            'self\\.is_incremental = (True|False)',
+            'self.is_incremental = <mode>',
+            modules.re.sub(
+                '/\\* agent_eval:set_filter\\[ \\*/.*?/\\* \\]agent_eval:set_filter \\*/',
+                '<set filter>',
+                model.get('compiled_code') or '',
+                flags=modules.re.DOTALL
+            )
+        ),
         tojson(model.config),
         tojson(model.columns),
         (model.checksum.checksum if model.resource_type == 'seed' else '')

@@ -142,9 +142,25 @@
 {%- endmacro %}
 
 
+{% macro set_filter_start() -%}
+    /* agent_eval:set_filter[ */
+{%- endmacro %}
+
+
+{% macro set_filter_end() -%}
+    /* ]agent_eval:set_filter */
+{%- endmacro %}
+
+
 {% macro in_sets(sets, set_column='set_id', sha_column='file_sha256') -%}
     {#- A literal filter on the (set_id, file_sha256) pairs of `sets` (from
-        unbuilt_sets): true when sets is none, false when it is empty. -#}
+        unbuilt_sets): true when sets is none, false when it is empty.
+        Between set_filter markers: the node's reuse fingerprint leaves the
+        filter out (it says which sets are new, which the inputs' data
+        versions already say), so the build after a creation does not
+        execute the model again only because its filter went from "every
+        set" to "none". -#}
+    {{ set_filter_start() }}
     {%- if sets is none -%}
         true
     {%- elif sets | length == 0 -%}
@@ -160,6 +176,7 @@
         {%- endfor -%}
         ))
     {%- endif -%}
+    {{ set_filter_end() }}
 {%- endmacro %}
 
 
@@ -187,7 +204,9 @@
         literal filter on the versions of `candidates` (a query returning
         source_file, sha256) that this model does not hold yet. true on a
         first build or --full-refresh, false when nothing is new. The model
-        must name its version columns source_file and sha256. -#}
+        must name its version columns source_file and sha256. Between
+        set_filter markers, as in_sets. -#}
+    {{ set_filter_start() }}
     {%- if is_incremental() -%}
         {%- set versions = [] -%}
         {%- if execute -%}
@@ -215,4 +234,5 @@
     {%- else -%}
         true
     {%- endif -%}
+    {{ set_filter_end() }}
 {%- endmacro %}
