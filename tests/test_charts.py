@@ -197,3 +197,71 @@ def test_a_chart_with_nothing_to_draw_leaves_no_file_and_no_link(rendered, built
     report.render_all(built.paths.db_path, rendered, [NO_EXPECTED_RUN])
     assert not stale.exists()
     assert links(md) == []
+
+
+WORKED_RUN = "2026-11-01/engagement/run-worked"
+
+
+def expected_actual_spec() -> charts.ChartSpec:
+    return next(s for s in charts.CHARTS["engagement"] if s.name == "expected_actual")
+
+
+def test_an_unchanged_chart_is_neither_drawn_nor_written_again(built, tmp_path, monkeypatch):
+    spec, png = expected_actual_spec(), tmp_path / "worked.png"
+    with duckdb.connect(str(built.paths.db_path), read_only=True) as con:
+        first = charts.render_chart(con, WORKED_RUN, spec, png)
+        before = png.stat()
+
+        def no_drawing(self, *args, **kwargs):
+            raise AssertionError("the unchanged chart was drawn again")
+
+        monkeypatch.setattr(charts.FigureCanvasAgg, "draw", no_drawing)
+        monkeypatch.setattr(charts.matplotlib.image, "imsave", no_drawing)
+        again = charts.render_chart(con, WORKED_RUN, spec, png)
+    assert again == first
+    assert (png.stat().st_mtime_ns, png.stat().st_ino) == (before.st_mtime_ns, before.st_ino)
+
+
+def test_a_chart_is_drawn_again_when_a_row_it_reads_changes(built, tmp_path):
+    spec, png = expected_actual_spec(), tmp_path / "worked.png"
+    db = tmp_path / "copy.duckdb"
+    db.write_bytes(built.paths.db_path.read_bytes())
+    with duckdb.connect(str(db), read_only=True) as con:
+        charts.render_chart(con, WORKED_RUN, spec, png)
+    first = png.read_bytes()
+    with duckdb.connect(str(db)) as con:
+        changed = con.execute(
+            "update marts.engagement_run_metrics set actual_value = actual_value + 1 "
+            "where set_id = ? and metric_kind = 'count'", [WORKED_RUN]).fetchone()[0]
+        assert changed > 0
+    with duckdb.connect(str(db), read_only=True) as con:
+        charts.render_chart(con, WORKED_RUN, spec, png)
+    assert png.read_bytes() != first
+    assert charts.stored_chart(png)["key"] != charts.stored_chart_from_bytes(first)["key"]
+
+
+def test_a_png_that_does_not_carry_the_charts_key_is_replaced(built, tmp_path):
+    spec = expected_actual_spec()
+    with duckdb.connect(str(built.paths.db_path), read_only=True) as con:
+        # another run's chart at this path, and a PNG with no key at all
+        other = charts.render_chart(con, "2026-11-01/engagement/run-rates", spec, tmp_path / "a.png")
+        plain = tmp_path / "b.png"
+        Image.new("RGB", (8, 8)).save(plain)
+        assert charts.stored_chart(plain) is None
+        for png in (other.path, plain):
+            foreign = png.read_bytes()
+            chart = charts.render_chart(con, WORKED_RUN, spec, png)
+            assert png.read_bytes() != foreign
+            assert chart.labels == charts.render_chart(con, WORKED_RUN, spec, tmp_path / "c.png").labels
+
+
+def test_a_chart_that_reads_after_it_began_drawing_is_an_error(built, tmp_path):
+    def late_read(con, set_id, fig):
+        charts.panels(fig, 1)
+        charts.rows(con, "select 1")
+        return True
+
+    spec = charts.ChartSpec("late", "늦은 조회", late_read)
+    with duckdb.connect(str(built.paths.db_path), read_only=True) as con:
+        with pytest.raises(RuntimeError, match="after it began drawing"):
+            charts.render_chart(con, WORKED_RUN, spec, tmp_path / "late.png")

@@ -14,12 +14,20 @@ dpi, and no ``Software`` metadata in the PNG, so the same data gives the same
 bytes. Text is set in NanumGothic, shipped by the PyPI package
 koreanize-matplotlib and registered by file path, so Hangul renders on any
 machine that installed the project.
+
+A chart is drawn only when what it shows changed: its key (every row it
+read, the chart, this module's code) is stored in the PNG, and an unchanged
+key leaves the file alone (``render_chart``).
 """
 
 from __future__ import annotations
 
+import contextvars
 import functools
+import hashlib
 import importlib.util
+import io
+import json
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -30,6 +38,7 @@ from urllib.parse import quote
 
 import duckdb
 import matplotlib
+import matplotlib.image
 from fontTools.ttLib import TTFont
 from matplotlib import font_manager
 from matplotlib.axes import Axes
@@ -37,6 +46,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 from matplotlib.ticker import MaxNLocator
+from PIL import Image
 
 # ---------------------------------------------------------------- font
 
@@ -90,6 +100,27 @@ def drawable(text: str) -> str:
     return "".join("?" if ch in missing else ch for ch in text)
 
 
+# ---------------------------------------------------------------- drawing state
+
+
+@dataclass
+class _Drawing:
+    """The chart being rendered: what it has read, and its key once it
+    starts drawing."""
+
+    prefix: str  # code version, chart and set
+    stored: dict[str, Any] | None  # what its PNG already holds
+    reads: Any  # a hashlib hash of every row read
+    key: str | None = None
+
+
+class _Unchanged(Exception):
+    """The chart's PNG already holds the chart of this key."""
+
+
+_DRAWING: contextvars.ContextVar[_Drawing | None] = contextvars.ContextVar("agent_eval_drawing", default=None)
+
+
 # ---------------------------------------------------------------- figures
 
 DPI = 100
@@ -112,7 +143,16 @@ BAND_LABEL_ROOM = 0.15  # head room above the bars for the band labels
 
 
 def panels(fig: Figure, n: int, ncols: int = 1) -> list[Axes]:
-    """Size ``fig`` for ``n`` >= 1 panels (fixed inches per row) and return their axes."""
+    """Size ``fig`` for ``n`` >= 1 panels (fixed inches per row) and return their axes.
+
+    Every chart calls this once, after its queries and before it draws:
+    when its PNG already holds the chart of the same data, drawing stops
+    here (``render_chart``)."""
+    drawing = _DRAWING.get()
+    if drawing is not None:
+        drawing.key = hashlib.sha256(f"{drawing.prefix}\x1f{drawing.reads.hexdigest()}".encode()).hexdigest()
+        if drawing.stored is not None and drawing.stored["key"] == drawing.key:
+            raise _Unchanged
     nrows = -(-n // ncols)
     fig.set_size_inches(FIGURE_WIDTH_IN, TITLE_HEIGHT_IN + PANEL_HEIGHT_IN * nrows)
     axes = fig.subplots(nrows, ncols, squeeze=False).flatten()
@@ -223,9 +263,18 @@ SUMMARY_SCORE_BINS = 10
 
 
 def rows(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    """The rows of a query, as dicts. Every chart reads the warehouse through
+    here, and only before it starts drawing (``panels``): what a chart is
+    drawn from is then known before any drawing (``render_chart``)."""
+    drawing = _DRAWING.get()
+    if drawing is not None and drawing.key is not None:
+        raise RuntimeError("a chart read the warehouse after it began drawing: query before panels()")
     cursor = con.execute(sql, list(params))
     names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
+    data = cursor.fetchall()
+    if drawing is not None:
+        drawing.reads.update(repr((sql, list(params), names, data)).encode())
+    return [dict(zip(names, row)) for row in data]
 
 
 def edges_of(lo: float, hi: float, n_bins: int) -> list[float]:
@@ -784,17 +833,79 @@ def drawn_texts(fig: Figure) -> tuple[str, ...]:
     return tuple(dict.fromkeys(t for t in texts if t.strip()))
 
 
+# The PNG text chunk that carries the chart's key and drawn texts.
+PNG_KEY = "agent-eval chart"
+
+
+@functools.cache
+def code_version() -> str:
+    """What else decides a chart's pixels: this module's source (the plot
+    functions, style, sizes), matplotlib's version and the font file."""
+    font = font_path()
+    parts = [Path(__file__).read_bytes(), matplotlib.__version__.encode(),
+             str(font).encode(), str(font.stat().st_size).encode()]
+    return hashlib.sha256(b"\x1f".join(parts)).hexdigest()
+
+
+def stored_chart(path: Path) -> dict[str, Any] | None:
+    """The key and drawn texts a PNG written by ``render_chart`` carries, or
+    None (no file, another file, unreadable)."""
+    try:
+        return stored_chart_from_bytes(path.read_bytes())
+    except OSError:
+        return None
+
+
+def stored_chart_from_bytes(data: bytes) -> dict[str, Any] | None:
+    """``stored_chart`` of a PNG's bytes."""
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            text = getattr(image, "text", {}).get(PNG_KEY)
+        stored = json.loads(text) if text else None
+    except (OSError, ValueError):
+        return None
+    return stored if isinstance(stored, dict) and {"key", "labels"} <= stored.keys() else None
+
+
 def render_chart(con: duckdb.DuckDBPyConnection, set_id: str, spec: ChartSpec, path: Path) -> Chart | None:
-    """Draw one chart of one set into ``path``; None (and no file) when empty."""
+    """Draw one chart of one set into ``path``; None (and no file) when empty.
+
+    Cost follows the data: the chart's key is a hash of every row it read
+    (``rows``), the set, the spec and ``code_version()``, known when it
+    starts drawing (``panels``). When ``path`` already holds the PNG of
+    that key, nothing is drawn or written (drawing and rasterising cost
+    about 0.3 s a chart, the queries a few milliseconds). The key and the
+    drawn texts are stored in the PNG itself, so the file cannot disagree
+    with its record.
+    """
+    stored = stored_chart(path)
+    prefix = "\x1f".join([code_version(), spec.name, spec.alt, set_id])
+    drawing = _Drawing(prefix, stored, hashlib.sha256())
     with matplotlib.rc_context(STYLE | {"font.family": font_family()}):
         fig = Figure(dpi=DPI, layout="constrained")
-        FigureCanvasAgg(fig)
-        if not spec.plot(con, set_id, fig):
+        canvas = FigureCanvasAgg(fig)
+        token = _DRAWING.set(drawing)
+        try:
+            drawn = spec.plot(con, set_id, fig)
+        except _Unchanged:
+            return Chart(spec.name, spec.alt, path, tuple(stored["labels"]))
+        finally:
+            _DRAWING.reset(token)
+        if not drawn:
             path.unlink(missing_ok=True)
             return None
+        if drawing.key is None:
+            raise RuntimeError(f"chart {spec.name} drew without panels()")
         fig.suptitle(spec.alt, x=0.01, ha="left", fontsize="large")
-        fig.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
-        return Chart(spec.name, spec.alt, path, drawn_texts(fig))
+        # One draw lays the figure out and rasterises it (savefig would draw
+        # twice: once for the layout, once for the pixels); the tick labels
+        # exist from here, so the drawn texts go into the PNG with the key.
+        canvas.draw()
+        labels = drawn_texts(fig)
+        record = json.dumps({"key": drawing.key, "labels": labels}, ensure_ascii=False)
+        matplotlib.image.imsave(path, canvas.buffer_rgba(), format="png", origin="upper", dpi=DPI,
+                                metadata={"Software": None, PNG_KEY: record})
+        return Chart(spec.name, spec.alt, path, labels)
 
 
 def render_charts(con: duckdb.DuckDBPyConnection, agent: str, set_id: str, report: Path) -> dict[str, Chart]:
