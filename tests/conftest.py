@@ -205,3 +205,35 @@ def module_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str]
         return Warehouse(tmp_path_factory.mktemp(name))
 
     return make
+
+
+@pytest.fixture(scope="session", autouse=True)
+def trace_dbt_invocations() -> Any:
+    """With AGENT_EVAL_DBT_TRACE=<file>: one JSON line per dbt invocation
+    made through ``runner.run_dbt`` (test, arguments, seconds), to count and
+    weigh what the suite spends on dbt (docs/testing.md)."""
+    trace = os.environ.get("AGENT_EVAL_DBT_TRACE")
+    if not trace:
+        yield
+        return
+    import json
+    import time
+
+    from agent_eval import runner
+
+    original = runner.run_dbt
+
+    def traced(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            record = {"test": os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0],
+                      "args": [a for a in args[1] if not a.startswith("/")],
+                      "seconds": round(time.perf_counter() - started, 2)}
+            with open(trace, "a", encoding="utf-8") as out:
+                out.write(json.dumps(record) + "\n")
+
+    runner.run_dbt = traced
+    yield
+    runner.run_dbt = original

@@ -15,9 +15,10 @@ import pytest
 
 from conftest import PROJECT_DIR
 
-FIGURES = ("floor", "full", "incremental", "small", "empty", "plain_first", "plain", "report",
-           "evaluate_cold", "evaluate", "demo_cold", "demo")
-BUILDS = ("full", "incremental", "small", "empty", "plain_first", "plain", "demo_cold", "demo", "scale 120")
+FIGURES = ("floor", "full", "incremental", "unchanged", "small", "empty", "plain_first", "plain", "report",
+           "report_unchanged", "evaluate_cold", "evaluate", "demo_cold", "demo")
+BUILDS = ("full", "incremental", "unchanged", "small", "empty", "plain_first", "plain", "demo_cold", "demo",
+          "scale 120")
 TARGETS = ("1a", "1b", "2a", "2b", "3", "3m", "4", "5", "7m", "7l")
 
 
