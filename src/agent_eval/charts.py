@@ -265,7 +265,11 @@ SUMMARY_SCORE_BINS = 10
 def rows(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
     """The rows of a query, as dicts. Every chart reads the warehouse through
     here, and only before it starts drawing (``panels``): what a chart is
-    drawn from is then known before any drawing (``render_chart``)."""
+    drawn from is then known before any drawing (``render_chart``).
+
+    The rows go into the chart's key as a multiset (a query without ORDER BY
+    may return them in any order): a query whose ORDER BY decides what is
+    drawn must select the columns it orders by."""
     drawing = _DRAWING.get()
     if drawing is not None and drawing.key is not None:
         raise RuntimeError("a chart read the warehouse after it began drawing: query before panels()")
@@ -273,7 +277,7 @@ def rows(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -
     names = [d[0] for d in cursor.description]
     data = cursor.fetchall()
     if drawing is not None:
-        drawing.reads.update(repr((sql, list(params), names, data)).encode())
+        drawing.reads.update(repr((sql, list(params), names, sorted(map(repr, data)))).encode())
     return [dict(zip(names, row)) for row in data]
 
 
@@ -334,7 +338,7 @@ def rubric_bands(con: duckdb.DuckDBPyConnection) -> dict[str, list[Band]]:
     for row in rows(
         con,
         """
-        select latency_rubric, score,
+        select latency_rubric, band_order, score,
                coalesce(lag(upper_bound_sec) over (
                    partition by latency_rubric order by band_order), 0) as lower_bound_sec,
                upper_bound_sec
@@ -460,6 +464,7 @@ def resume_latency_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figu
             group by latency_rubric
         )
         select rubrics.tracks || ' (' || dist.latency_rubric || ')' as title,
+               rubrics.first_track, dist.round_order,
                dist.round, dist.latency_score, dist.n_items
         from marts.resume_latency_distribution as dist
         inner join rubrics on dist.latency_rubric = rubrics.latency_rubric
@@ -507,7 +512,7 @@ def resume_consistency(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure)
     """Consistency outcomes (both pass / both fail / mismatch) per round pair."""
     pairs = rows(
         con,
-        "select round_a, round_b, n_both_pass, n_both_fail, n_mismatch "
+        "select round_a_order, round_b_order, round_a, round_b, n_both_pass, n_both_fail, n_mismatch "
         "from marts.resume_consistency_round_pairs where set_id = ? and n_pairs > 0 "
         "order by round_a_order, round_b_order",
         [set_id],
@@ -591,7 +596,7 @@ def summary_metric_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figu
     """Per-metric case score distribution (0-1) with the threshold in force."""
     metrics = rows(
         con,
-        "select metric, metric_label, threshold, mean_score from marts.summary_set_metrics "
+        "select metric_order, metric, metric_label, threshold, mean_score from marts.summary_set_metrics "
         "where set_id = ? and n_cases > 0 order by metric_order",
         [set_id],
     )
@@ -634,7 +639,7 @@ def engagement_expected_actual(con: duckdb.DuckDBPyConnection, set_id: str, fig:
     """Expected vs actual per metric of the run, counts and rates apart."""
     metrics = rows(
         con,
-        "select metric, metric_kind, expected_value, actual_value "
+        "select metric_order, metric, metric_kind, expected_value, actual_value "
         "from marts.engagement_run_metrics where set_id = ? order by metric_order",
         [set_id],
     )
@@ -653,7 +658,7 @@ def engagement_persona_expected_actual(con: duckdb.DuckDBPyConnection, set_id: s
     """Expected vs actual per persona, one panel per metric."""
     result = rows(
         con,
-        "select metric, metric_kind, persona, expected_value, actual_value "
+        "select metric_order, metric, metric_kind, persona, expected_value, actual_value "
         "from marts.engagement_persona_metrics where set_id = ? order by metric_order, persona",
         [set_id],
     )
@@ -705,7 +710,7 @@ def series_trend(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bo
             select distinct agent, series_id, set_seq, baseline_set_id
             from marts.history_metric_trends where set_id = ?
         )
-        select this_set.agent, this_set.baseline_set_id, t.metric, t.metric_label, t.set_id,
+        select t.set_seq, this_set.agent, this_set.baseline_set_id, t.metric, t.metric_label, t.set_id,
                t.drop_date, t.metric_value, t.ci_low, t.ci_high, t.rolling_7_mean
         from marts.history_metric_trends as t
         join this_set on t.series_id = this_set.series_id
