@@ -42,7 +42,7 @@ import sys
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -80,9 +80,30 @@ class Run:
     peak_rss_mib: float
 
 
+class CommandFailed(SystemExit):
+    """A measured command exited with a code not in ``ok``: stops the
+    benchmark unless the caller records it (a scale point that fails)."""
+
+    def __init__(self, message: str, run: Run, error: str) -> None:
+        super().__init__(message)
+        self.run = run
+        self.error = error
+
+
+def failure_of(log_text: str) -> str:
+    """What failed, from a dbt log: the failing node and the first line of
+    its error (else the log's last line)."""
+    plain = (re.sub(r"\x1b\[[0-9;]*m", "", line) for line in log_text.splitlines())
+    lines = [re.sub(r"^\d\d:\d\d:\d\d\s+", "", line).strip() for line in plain]
+    node = next((line for line in lines if line.startswith("Failure in ")), "")
+    error = next((line for line in lines if re.match(r"\w[\w ]*Error: ", line)), "")
+    return " - ".join(part for part in (node, error) if part) or (lines[-1] if lines else "")
+
+
 def measure(cmd: list[str], env: dict[str, str], log: Path, ok: tuple[int, ...] = (0,)) -> Run:
     """Run ``cmd``; wall time, CPU time (user + system) and peak RSS of the
-    child and the descendants it waited for. An exit code not in ``ok`` stops the benchmark."""
+    child and the descendants it waited for. An exit code not in ``ok``
+    raises CommandFailed, which stops the benchmark unless caught."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("w") as out:
         start = time.perf_counter()
@@ -90,11 +111,14 @@ def measure(cmd: list[str], env: dict[str, str], log: Path, ok: tuple[int, ...] 
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode not in ok:
-        tail = "\n".join(log.read_text(errors="replace").splitlines()[-30:])
-        raise SystemExit(f"bench: {' '.join(cmd[:4])} ... failed ({proc.returncode}); log {log}:\n{tail}")
     # ru_maxrss is in KiB on Linux
-    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+    run = Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+    if proc.returncode not in ok:
+        text = log.read_text(errors="replace")
+        tail = "\n".join(text.splitlines()[-30:])
+        raise CommandFailed(f"bench: {' '.join(cmd[:4])} ... failed ({proc.returncode}); log {log}:\n{tail}",
+                            run, failure_of(text))
+    return run
 
 
 def median_run(runs: list[Run]) -> dict[str, float]:
@@ -604,17 +628,29 @@ def run_scale(bench: Bench, sizes: list[int], seed: int, n_big: int, runs: int) 
     main drop reuses the full build's runs), then the curve's verdicts."""
     budget = memory_budget()  # before the long builds: a setting it cannot read stops the benchmark now
     folders = prepare_scale(bench.work, [n for n in sizes if n != n_big], seed)
+    failed: list[dict[str, Any]] = []
     for n, folder in folders.items():
         bench.layouts[f"scale {n}"] = [folder]
         for i in range(runs):
             print(f"bench: scale {n:,} rows, run {i + 1}/{runs}", flush=True)
-            bench.build(f"scale {n}", f"scale {n}")
+            try:
+                bench.build(f"scale {n}", f"scale {n}")
+            except CommandFailed as failure:
+                # a size that fails (out of memory) is a result: recorded, and
+                # the larger sizes are not tried
+                print(f"bench: scale {n:,} rows failed: {failure.error}", flush=True)
+                failed.append({"rows": n, "error": failure.error, **asdict(failure.run)})
+                break
             if i == 0:
                 expect_scored_rows(bench.db, n, f"at scale {n:,}")
+        if failed:
+            break
     fresh(bench.db)
+    done = [n for n in sizes if n == n_big or f"scale {n}" in bench.results]
     points = [{"rows": n, **median_run(bench.results["full" if n == n_big else f"scale {n}"])}
-              for n in sizes]
-    return {**scale_curve(points, median_run(bench.results["empty"])["wall_s"], budget), "runs": runs}
+              for n in done]
+    return {**scale_curve(points, median_run(bench.results["empty"])["wall_s"], budget), "runs": runs,
+            "failed": failed}
 
 
 def scale_curve(points: list[dict[str, Any]], no_file_wall_s: float,
@@ -756,12 +792,16 @@ def scale_targets(scale: dict[str, Any] | None) -> list[Target]:
     peak = max(scale["points"], key=lambda point: point["peak_rss_mib"])
     spread = scale["marginal_spread"]
     limit = scale["budget_mib"] + scale["margin_mib"]
+    failed = scale.get("failed", [])
+    failures = "".join(f"; the build of {f['rows']:,} rows FAILED: {f['error']}" for f in failed)
+    memory = at_most("7m", f"7. scale curve: peak RSS ({scale['memory_setting']} budget + "
+                     f"{scale['margin_mib']:.0f} MiB)", peak["peak_rss_mib"], limit, "MiB",
+                     f" at {peak['rows']:,} rows{failures}")
     return [
-        at_most("7m", f"7. scale curve: peak RSS ({scale['memory_setting']} budget + "
-                f"{scale['margin_mib']:.0f} MiB)", peak["peak_rss_mib"], limit, "MiB",
-                f" at {peak['rows']:,} rows"),
-        Target("7l", linear_label, "a size was not slower than the one before" if spread is None
-               else UNITS["×"].format(spread), spread is not None and spread <= TARGETS["scale_marginal_spread"]),
+        replace(memory, holds=memory.holds and not failed),
+        Target("7l", linear_label, ("a size was not slower than the one before" if spread is None
+                                    else UNITS["×"].format(spread)) + failures,
+               spread is not None and spread <= TARGETS["scale_marginal_spread"] and not failed),
     ]
 
 
@@ -962,6 +1002,8 @@ def render_scale(data: dict[str, Any]) -> list[str]:
     ]
     lines += [f"| {p['rows']:,} | {p['wall_s']:.2f} | {p['cpu_s']:.2f} | {p['peak_rss_mib']:.0f} "
               f"| {p['wall_per_million_s']:.2f} | {p['marginal_per_million_s']:.2f} |" for p in scale["points"]]
+    lines += [f"| {f['rows']:,} | failed after {f['wall_s']:.2f} | {f['cpu_s']:.2f} | {f['peak_rss_mib']:.0f} "
+              f"| {f['error']} | |" for f in scale.get("failed", [])]
     target = {t["key"]: t for t in data["targets"]}
     spread = scale["marginal_spread"]
     return lines + [

@@ -7,6 +7,7 @@ the script checks itself) - never a timing.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -61,3 +62,40 @@ def test_bench_smoke_run_produces_every_figure(tmp_path):
     for heading in ("| measurement |", "## Targets", "## Nodes executed and reused", "## Where the time goes",
                     "## Scale curve", "| 120 |", "make bench"):
         assert heading in text
+
+
+def load_bench():
+    spec = importlib.util.spec_from_file_location("bench_script", PROJECT_DIR / "scripts" / "bench.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+DBT_FAILURE_LOG = """\
+\x1b[0m06:26:00  90 of 119 ERROR creating sql incremental model marts.resume_item_scores .. [\x1b[31mERROR\x1b[0m in 57.85s]
+\x1b[0m06:26:00  \x1b[31mFailure in model resume_item_scores (models/marts/resume_agent/resume_item_scores.sql)\x1b[0m
+\x1b[0m06:26:00    Runtime Error in model resume_item_scores (models/marts/resume_agent/resume_item_scores.sql)
+  Out of Memory Error: failed to pin block of size 256.0 KiB (953.5 MiB/953.6 MiB used)
+\x1b[0m06:26:00  Done. PASS=94 WARN=0 ERROR=1 SKIP=24 NO-OP=3 TOTAL=122
+"""
+
+
+def test_a_scale_point_that_fails_is_reported_with_its_error_and_fails_both_targets():
+    bench = load_bench()
+    error = bench.failure_of(DBT_FAILURE_LOG)
+    assert error == ("Failure in model resume_item_scores (models/marts/resume_agent/resume_item_scores.sql)"
+                     " - Out of Memory Error: failed to pin block of size 256.0 KiB (953.5 MiB/953.6 MiB used)")
+    points = [{"rows": 1_000_000, "wall_s": 30.0, "cpu_s": 50.0, "peak_rss_mib": 1200.0},
+              {"rows": 3_000_000, "wall_s": 80.0, "cpu_s": 150.0, "peak_rss_mib": 1300.0}]
+    curve = bench.scale_curve(points, 10.0, ("1GB", 953.7))
+    # marginals: (30 - 10) / 1 = 20, (80 - 30) / 2 = 25 s per million: 1.25 x
+    assert curve["marginal_spread"] == pytest.approx(1.25)
+    ok = {t.key: t for t in bench.scale_targets({**curve, "runs": 1, "failed": []})}
+    assert ok["7m"].holds and ok["7l"].holds
+    failed = {**curve, "runs": 1, "failed": [
+        {"rows": 10_000_000, "error": error, "wall_s": 160.0, "cpu_s": 200.0, "peak_rss_mib": 1500.0}]}
+    targets = {t.key: t for t in bench.scale_targets(failed)}
+    assert not targets["7m"].holds and not targets["7l"].holds
+    for key in ("7m", "7l"):
+        assert "the build of 10,000,000 rows FAILED: Failure in model resume_item_scores" in targets[key].measured
