@@ -482,8 +482,8 @@ class Bench:
               ok: tuple[int, ...] = (0,)) -> Run:
         """Measure ``cmd`` once and keep the run under ``name``."""
         run = measure(cmd, self.env if env is None else env,
-                      self.logs / f"{name}-{len(self.results.setdefault(name, []))}.log", ok)
-        self.results[name].append(run)
+                      self.logs / f"{name}-{len(self.results.get(name, []))}.log", ok)
+        self.results.setdefault(name, []).append(run)  # a failed run is not a figure
         return run
 
     def build(self, name: str, layout: str, template: Path | None = None, cmd: list[str] = BUILD,
@@ -646,7 +646,7 @@ def run_scale(bench: Bench, sizes: list[int], seed: int, n_big: int, runs: int) 
         if failed:
             break
     fresh(bench.db)
-    done = [n for n in sizes if n == n_big or f"scale {n}" in bench.results]
+    done = [n for n in sizes if n == n_big or bench.results.get(f"scale {n}")]
     points = [{"rows": n, **median_run(bench.results["full" if n == n_big else f"scale {n}"])}
               for n in done]
     return {**scale_curve(points, median_run(bench.results["empty"])["wall_s"], budget), "runs": runs,
