@@ -6,6 +6,7 @@ process, so the report step can open the warehouse right after.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -43,6 +44,40 @@ def run_dbt(paths: Paths, args: Sequence[str], quiet: bool = False) -> None:
         raise DbtFailed(
             f"dbt {' '.join(args)} failed with exit code {completed.returncode}{tail}"
         )
+
+
+LOCK_PID = re.compile(r"\(PID (\d+)\)")
+
+
+def process_command(pid: str, limit: int = 100) -> str:
+    """The command line of process ``pid`` (Linux /proc), shortened; "" when unknown."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return ""
+    text = " ".join(" ".join(a.decode(errors="replace").split()) for a in argv if a)  # one line
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def lock_holder(db_path: Path) -> str | None:
+    """One line naming who holds the working database open for writing, or
+    None when it is free (or does not exist yet). Asked before dbt starts: a
+    second build on the same warehouse would otherwise fail only after dbt
+    parsed the project, in a long traceback."""
+    if not db_path.exists():
+        return None
+    try:
+        duckdb.connect(str(db_path)).close()
+    except duckdb.IOException as err:
+        if "lock" not in str(err).lower():
+            return None  # another problem: dbt reports it in full
+        match = LOCK_PID.search(str(err))
+        if match is None:
+            return f"{db_path} is in use by another process; try again when it ends"
+        command = process_command(match.group(1))
+        who = f"PID {match.group(1)}" + (f": {command}" if command else "")
+        return f"{db_path} is in use by another process ({who}); try again when it ends"
+    return None
 
 
 @dataclass
