@@ -235,3 +235,26 @@ def test_a_drop_file_misnamed_only_in_letter_case_is_rejected_not_ignored(tmp_pa
         assert rows[path]["status"] == "rejected"
         assert rows[path]["reject_reason"].startswith(
             f"file name looks like a {kind} drop but differs in letter case: rename it to match <YYYY-MM-DD>/")
+
+
+def test_a_deleted_file_is_logged_once_as_removed_and_its_return_is_a_restore(tmp_path):
+    good = (HEADER + "\n" + row("r", "i", "q", "1") + "\n").encode()
+    _write(tmp_path, "2026-11-01/resume_agent_a.csv", good)
+    _write(tmp_path, "2026-11-01/resume_agent_bad.csv", b"Run ID\nx\n")
+    first = ingest.manifest_rows(tmp_path)
+    assert [r["status"] for r in first] == ["loaded", "rejected"]
+    history = _history(first)
+    (tmp_path / "2026-11-01" / "resume_agent_a.csv").unlink()
+    (tmp_path / "2026-11-01" / "resume_agent_bad.csv").unlink()
+    removed = ingest.manifest_rows(tmp_path, history)
+    assert [(r["source_file"], r["status"], r["observation_seq"]) for r in removed] == [
+        ("2026-11-01/resume_agent_a.csv", "removed", 3),
+        ("2026-11-01/resume_agent_bad.csv", "removed", 4),
+    ]
+    assert removed[0]["reject_reason"].startswith("no longer under the drops folder")
+    history += _history(removed)
+    assert ingest.manifest_rows(tmp_path, history) == []  # once
+    _write(tmp_path, "2026-11-01/resume_agent_a.csv", good)
+    (back,) = ingest.manifest_rows(tmp_path, history)
+    assert (back["status"], back["duplicate_of"], back["sha256"]) == (
+        "restored", "2026-11-01/resume_agent_a.csv", first[0]["sha256"])

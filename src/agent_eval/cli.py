@@ -143,6 +143,7 @@ def cmd_build(paths: Paths, full_refresh: bool = False, unit_tests: bool = False
         dbt_args += ["--exclude-resource-type", "test"]
     failure: str | None = None
     started = datetime.now(timezone.utc).replace(tzinfo=None)
+    rows_before = runner.raw_row_counts(paths.db_path)
     try:
         # a subprocess: when it returns, dbt's connections and file lock are gone
         runner.run_dbt(paths, dbt_args)
@@ -155,7 +156,7 @@ def cmd_build(paths: Paths, full_refresh: bool = False, unit_tests: bool = False
         print(f"agent-eval: FAILED: {failure or 'no warehouse was written'}", file=sys.stderr)
         return EXIT_FAILED
     try:
-        summary = runner.read_summary(paths.db_path, since=started)
+        summary = runner.read_summary(paths.db_path, since=started, rows_before=rows_before)
     except Exception as err:  # the build failed before the ops tables existed
         print(f"agent-eval: FAILED: {failure or err}", file=sys.stderr)
         return EXIT_FAILED

@@ -470,6 +470,7 @@ class DropEntry:
 
 
 HIDDEN = "hidden {what} (its name starts with '.'): not read"
+REMOVED = "no longer under the drops folder (its last loaded version, if any, keeps its scores)"
 
 
 def list_drop_entries(drops_dir: Path) -> list[DropEntry]:
@@ -654,7 +655,11 @@ def manifest_rows(
       are already in raw history and become current again.
     - ``rejected``: unreadable, missing required columns, or a drop folder
       that is not a date; ``reject_reason`` says which.
-    - ``ignored``: a file that matches no input kind (recorded, not loaded).
+    - ``ignored``: a file that matches no input kind, a hidden file or
+      folder, a link to a folder (recorded, not read).
+    - ``removed``: a path observed before is no longer there. Its rows stay
+      in raw history and its last loaded version stays current (raw history
+      is the record); a rejection it had is no longer the latest word.
     """
     root = resolve_drops_dir(drops_dir)
     if not root.is_dir():
@@ -717,7 +722,8 @@ def manifest_rows(
         add(observation(relative, path, match_kind(relative), sha, None, modified_at)
             | {"status": status, "reject_reason": reason})
 
-    for found in list_drop_entries(root):
+    entries = list_drop_entries(root)
+    for found in entries:
         relative, path = found.relative, found.path
         if found.problem is not None:
             not_read(relative, path, *found.problem)
@@ -799,6 +805,13 @@ def manifest_rows(
                 row["status"] = "rejected"
                 row["reject_reason"] = str(err)
         add(row)
+    # a path no longer under the folder: logged once, so a rejected file that
+    # was deleted stops being reported; a loaded version keeps its scores
+    present = {found.relative for found in entries}
+    for relative, latest in sorted(latest_by_path.items()):
+        if relative not in present and latest.status != "removed":
+            add(observation(relative, root / relative, match_kind(relative), not_read_sha256(REMOVED), None, None)
+                | {"status": "removed", "reject_reason": REMOVED})
     return rows
 
 
