@@ -10,10 +10,23 @@
 {%- endmacro %}
 
 
-{% macro json_nonneg_number(json_expr) -%}
+{% macro json_finite_number(json_expr) -%}
+    {#- A JSON number as double; null for anything else, and for the
+        non-finite values DuckDB's JSON reader accepts as numbers (NaN,
+        Infinity, and 1e309, which overflows a double): a non-finite value
+        is not a number here, so it never reaches a cast to DECIMAL. -#}
     case
         when json_type(({{ json_expr }})) in ('BIGINT', 'UBIGINT', 'DOUBLE')
-            and ({{ json_expr }})::double >= 0
+            and isfinite(({{ json_expr }})::double)
+            then ({{ json_expr }})::double
+    end
+{%- endmacro %}
+
+
+{% macro json_nonneg_number(json_expr) -%}
+    {#- A finite, non-negative JSON number as double; null otherwise. -#}
+    case
+        when {{ json_finite_number(json_expr) }} >= 0
             then ({{ json_expr }})::double
     end
 {%- endmacro %}

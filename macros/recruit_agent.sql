@@ -12,12 +12,12 @@
 
 
 {% macro recruit_json_number(json_expr, allow_numeric_string=true) -%}
-    {#- A JSON number as double; with allow_numeric_string, a JSON string
-        holding a plain decimal number too (agents often stringify numbers).
-        Null for anything else. -#}
+    {#- A finite JSON number as double; with allow_numeric_string, a JSON
+        string holding a plain decimal number too (agents often stringify
+        numbers). Null for anything else (NaN, Infinity, 1e309 included). -#}
     case
         when json_type(({{ json_expr }})) in ('BIGINT', 'UBIGINT', 'DOUBLE')
-            then ({{ json_expr }})::double
+            then {{ json_finite_number(json_expr) }}
         {%- if allow_numeric_string %}
         when
             json_type(({{ json_expr }})) = 'VARCHAR'
@@ -25,6 +25,7 @@
                 trim(({{ json_expr }}) ->> '$'),
                 '-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?'
             )
+            and isfinite(try_cast(trim(({{ json_expr }}) ->> '$') as double))
             then try_cast(trim(({{ json_expr }}) ->> '$') as double)
         {%- endif %}
     end

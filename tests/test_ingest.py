@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -159,3 +160,101 @@ def test_manifest_counts_csv_records_and_picks_the_parser(tmp_path):
     assert (multi_obs["loader"], multi_obs["n_data_records"], multi_obs["n_lines"]) == ("duckdb", 2, 4)
     assert (ragged["loader"], ragged["n_data_records"]) == ("python", 1)
     assert ragged["loader_note"].startswith("duckdb: ")
+
+
+def _history(rows: list[dict]) -> list[Observation]:
+    return [Observation(r["source_file"], r["sha256"], r["status"], r["observation_seq"],
+                        r["size_bytes"], r["modified_at"]) for r in rows]
+
+
+@pytest.mark.parametrize("folder", ["2026-02-30", "2026-13-45", "2026-00-10", "2025-02-29"])
+def test_a_drop_folder_shaped_like_a_date_that_is_not_one_is_rejected(tmp_path, folder):
+    good = (HEADER + "\n" + row("r", "i", "q", "1") + "\n").encode()
+    _write(tmp_path, f"{folder}/resume_agent_a.csv", good)
+    _write(tmp_path, "2024-02-29/resume_agent_b.csv", good + b"\n")  # a leap day is a date
+    rows = {r["source_file"]: r for r in ingest.manifest_rows(tmp_path)}
+    bad = rows[f"{folder}/resume_agent_a.csv"]
+    assert (bad["status"], bad["reject_reason"]) == (
+        "rejected", f"drop folder '{folder}' is not a date (YYYY-MM-DD)")
+    assert rows["2024-02-29/resume_agent_b.csv"]["status"] == "loaded"
+
+
+def test_nothing_under_the_drops_folder_is_skipped_without_a_trace(tmp_path):
+    good = (HEADER + "\n" + row("r", "i", "q", "1") + "\n").encode()
+    _write(tmp_path, "2026-11-01/resume_agent_a.csv", good)
+    _write(tmp_path, "2026-11-01/.resume_agent_hidden.csv", good + b"\n")
+    _write(tmp_path, "2026-11-01/.cache/resume_agent_c.csv", good + b"\n\n")
+    (tmp_path / "2026-11-01" / "resume_agent_gone.csv").symlink_to(tmp_path / "nowhere.csv")
+    (tmp_path / "2026-11-01" / "resume_agent_dir.csv").mkdir()
+    (tmp_path / "2026-11-01" / "linked").symlink_to(tmp_path / "2026-11-01" / ".cache")
+    os.mkfifo(tmp_path / "2026-11-01" / "recruit_agent_pipe.jsonl")
+    rows = ingest.manifest_rows(tmp_path)
+    assert [(r["source_file"], r["status"], r["reject_reason"]) for r in rows] == [
+        ("2026-11-01/.cache", "ignored", "hidden folder (its name starts with '.'): not read"),
+        ("2026-11-01/.resume_agent_hidden.csv", "ignored", "hidden file (its name starts with '.'): not read"),
+        ("2026-11-01/linked", "ignored", "a link to a folder: not followed"),
+        ("2026-11-01/recruit_agent_pipe.jsonl", "rejected", "not a regular file (a device, pipe or socket)"),
+        ("2026-11-01/resume_agent_a.csv", "loaded", None),
+        ("2026-11-01/resume_agent_dir.csv", "rejected", "a folder, not a file"),
+        ("2026-11-01/resume_agent_gone.csv", "rejected", "a broken symbolic link: its target does not exist"),
+    ]
+    assert all(r["sha256"] and len(r["sha256"]) == 64 for r in rows)
+    # logged once: the next night sees the same problems and adds nothing
+    assert ingest.manifest_rows(tmp_path, _history(rows)) == []
+
+
+def test_a_file_that_cannot_be_read_is_rejected_and_the_others_load(tmp_path, monkeypatch):
+    good = (HEADER + "\n" + row("r", "i", "q", "1") + "\n").encode()
+    _write(tmp_path, "2026-11-01/resume_agent_a.csv", good)
+    _write(tmp_path, "2026-11-01/summary_locked.json", b'{"test_cases": []}')
+    _write(tmp_path, "2026-11-01/resume_agent_locked.csv", good + b"\n")
+    locked = {"summary_locked.json", "resume_agent_locked.csv"}
+    real_open = Path.open
+
+    def deny(path, *args, **kwargs):  # a file this process may not read (as root, every file is readable)
+        if path.name in locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", deny)
+    rows = {r["source_file"]: r for r in ingest.manifest_rows(tmp_path)}
+    assert rows["2026-11-01/resume_agent_a.csv"]["status"] == "loaded"
+    for name in locked:
+        assert (rows[f"2026-11-01/{name}"]["status"], rows[f"2026-11-01/{name}"]["reject_reason"]) == (
+            "rejected", "cannot be read: Permission denied"), name
+
+
+def test_a_drop_file_misnamed_only_in_letter_case_is_rejected_not_ignored(tmp_path):
+    good = (HEADER + "\n" + row("r", "i", "q", "1") + "\n").encode()
+    _write(tmp_path, "2026-11-01/Resume_Agent_a.CSV", good)
+    _write(tmp_path, "2026-11-01/SUMMARY_x.json", b"{}")
+    _write(tmp_path, "2026-11-01/notes.txt", b"hello")
+    rows = {r["source_file"]: r for r in ingest.manifest_rows(tmp_path)}
+    assert rows["2026-11-01/notes.txt"]["status"] == "ignored"
+    for path, kind in (("2026-11-01/Resume_Agent_a.CSV", "resume_agent"), ("2026-11-01/SUMMARY_x.json", "summary")):
+        assert rows[path]["status"] == "rejected"
+        assert rows[path]["reject_reason"].startswith(
+            f"file name looks like a {kind} drop but differs in letter case: rename it to match <YYYY-MM-DD>/")
+
+
+def test_a_deleted_file_is_logged_once_as_removed_and_its_return_is_a_restore(tmp_path):
+    good = (HEADER + "\n" + row("r", "i", "q", "1") + "\n").encode()
+    _write(tmp_path, "2026-11-01/resume_agent_a.csv", good)
+    _write(tmp_path, "2026-11-01/resume_agent_bad.csv", b"Run ID\nx\n")
+    first = ingest.manifest_rows(tmp_path)
+    assert [r["status"] for r in first] == ["loaded", "rejected"]
+    history = _history(first)
+    (tmp_path / "2026-11-01" / "resume_agent_a.csv").unlink()
+    (tmp_path / "2026-11-01" / "resume_agent_bad.csv").unlink()
+    removed = ingest.manifest_rows(tmp_path, history)
+    assert [(r["source_file"], r["status"], r["observation_seq"]) for r in removed] == [
+        ("2026-11-01/resume_agent_a.csv", "removed", 3),
+        ("2026-11-01/resume_agent_bad.csv", "removed", 4),
+    ]
+    assert removed[0]["reject_reason"].startswith("no longer under the drops folder")
+    history += _history(removed)
+    assert ingest.manifest_rows(tmp_path, history) == []  # once
+    _write(tmp_path, "2026-11-01/resume_agent_a.csv", good)
+    (back,) = ingest.manifest_rows(tmp_path, history)
+    assert (back["status"], back["duplicate_of"], back["sha256"]) == (
+        "restored", "2026-11-01/resume_agent_a.csv", first[0]["sha256"])

@@ -130,6 +130,8 @@ def cmd_build(paths: Paths, full_refresh: bool = False, unit_tests: bool = False
     if not paths.drops_dir.is_dir():
         print(f"agent-eval: drops folder {paths.drops_dir} does not exist", file=sys.stderr)
         return EXIT_USAGE
+    if refused_for_lock(paths):
+        return EXIT_USAGE
     from agent_eval import morning, publish
 
     print(f"agent-eval [1/3] dbt build: {paths.drops_dir} -> {paths.db_path}", flush=True)
@@ -141,6 +143,7 @@ def cmd_build(paths: Paths, full_refresh: bool = False, unit_tests: bool = False
         dbt_args += ["--exclude-resource-type", "test"]
     failure: str | None = None
     started = datetime.now(timezone.utc).replace(tzinfo=None)
+    rows_before = runner.raw_row_counts(paths.db_path)
     try:
         # a subprocess: when it returns, dbt's connections and file lock are gone
         runner.run_dbt(paths, dbt_args)
@@ -153,7 +156,7 @@ def cmd_build(paths: Paths, full_refresh: bool = False, unit_tests: bool = False
         print(f"agent-eval: FAILED: {failure or 'no warehouse was written'}", file=sys.stderr)
         return EXIT_FAILED
     try:
-        summary = runner.read_summary(paths.db_path, since=started)
+        summary = runner.read_summary(paths.db_path, since=started, rows_before=rows_before)
     except Exception as err:  # the build failed before the ops tables existed
         print(f"agent-eval: FAILED: {failure or err}", file=sys.stderr)
         return EXIT_FAILED
@@ -226,6 +229,15 @@ def cmd_build(paths: Paths, full_refresh: bool = False, unit_tests: bool = False
     return EXIT_OK
 
 
+def refused_for_lock(paths: Paths) -> bool:
+    """True (and one line on stderr) when another process holds the working
+    database: exit 2 before anything starts."""
+    holder = runner.lock_holder(paths.db_path)
+    if holder is not None:
+        print(f"agent-eval: {holder}", file=sys.stderr)
+    return holder is not None
+
+
 def cmd_gates(paths: Paths, junit: str | None) -> int:
     """The gate results the last build left in the warehouse: printed,
     written as JUnit XML; exit 4 when a gate failed."""
@@ -278,6 +290,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         reports_dir=Path(args.reports).resolve() if args.reports else base.project_dir / "reports" / "demo",
         published_dir=Path(args.published).resolve() if args.published else None,
     )
+    if refused_for_lock(paths):
+        return EXIT_USAGE
     for stale in (paths.db_path, paths.db_path.with_name(paths.db_path.name + ".wal")):
         stale.unlink(missing_ok=True)
     code = cmd_build(paths)
@@ -325,6 +339,8 @@ def cmd_judge(paths: Paths, limit: int | None = None, build: bool = True) -> int
         return EXIT_OK
     if not paths.db_path.exists():
         print(f"agent-eval: no warehouse at {paths.db_path}; run `agent-eval build` first", file=sys.stderr)
+        return EXIT_USAGE
+    if refused_for_lock(paths):
         return EXIT_USAGE
     print(f"agent-eval judge: {config.endpoint} model {config.model} prompt {judge.PROMPT_VERSION}", flush=True)
     run = judge.run_judge(paths.db_path, config, limit=limit)

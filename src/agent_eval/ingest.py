@@ -31,7 +31,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -148,6 +148,18 @@ KINDS: tuple[DropKind, ...] = (
 KINDS_BY_NAME = {k.name: k for k in KINDS}
 
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def is_drop_date(name: str) -> bool:
+    """A drop folder name that is a real calendar date, YYYY-MM-DD
+    (2026-02-30 and 2026-13-45 have the shape and are not)."""
+    if not DATE_RE.match(name):
+        return False
+    try:
+        date.fromisoformat(name)
+    except ValueError:
+        return False
+    return True
 
 # ---------------------------------------------------------------------------
 # Errors and small helpers
@@ -439,15 +451,74 @@ def match_kind(relative: str) -> DropKind | None:
     return None
 
 
-def list_drop_files(drops_dir: Path) -> list[tuple[str, Path]]:
-    """Every regular file under drops_dir, as (relative posix path, path), sorted."""
+def match_kind_ignoring_case(relative: str) -> DropKind | None:
+    """The kind whose file name pattern ``relative`` matches when letter
+    case is ignored (``Resume_Agent_x.CSV``): a misnamed drop file."""
+    for kind in KINDS:
+        if re.fullmatch(kind.pattern.pattern, relative, re.IGNORECASE):
+            return kind
+    return None
+
+
+@dataclass(frozen=True)
+class DropEntry:
+    """Something under the drops folder that a night accounts for."""
+
+    relative: str  # posix path under drops_dir
+    path: Path
+    problem: tuple[str, str] | None = None  # (status, reason) when it is not read
+
+
+HIDDEN = "hidden {what} (its name starts with '.'): not read"
+REMOVED = "no longer under the drops folder (its last loaded version, if any, keeps its scores)"
+
+
+def list_drop_entries(drops_dir: Path) -> list[DropEntry]:
+    """Everything under ``drops_dir`` a night accounts for, sorted by path:
+    every regular file (to be read), and - not read, each with the status
+    and reason ``ops.load_log`` records - hidden files and folders and links
+    to folders (ignored), broken symbolic links, folders named like a drop
+    file and files that are not regular files (rejected). Nothing under the
+    folder is skipped without a trace."""
     if not drops_dir.is_dir():
         return []
-    found = []
-    for path in drops_dir.rglob("*"):
-        if path.is_file() and not path.name.startswith("."):
-            found.append((path.relative_to(drops_dir).as_posix(), path))
-    return sorted(found)
+    found: list[DropEntry] = []
+
+    def entry(path: Path, problem: tuple[str, str] | None = None) -> None:
+        found.append(DropEntry(path.relative_to(drops_dir).as_posix(), path, problem))
+
+    for dirpath, dirnames, filenames in os.walk(drops_dir):
+        base = Path(dirpath)
+        descend = []
+        for name in dirnames:
+            path = base / name
+            if name.startswith("."):
+                entry(path, ("ignored", HIDDEN.format(what="folder")))
+            elif match_kind(path.relative_to(drops_dir).as_posix()) is not None:
+                entry(path, ("rejected", "a folder, not a file"))
+            elif path.is_symlink():
+                entry(path, ("ignored", "a link to a folder: not followed"))
+            else:
+                descend.append(name)
+        dirnames[:] = sorted(descend)
+        for name in filenames:
+            path = base / name
+            if name.startswith("."):
+                entry(path, ("ignored", HIDDEN.format(what="file")))
+            elif path.is_symlink() and not path.exists():
+                entry(path, ("rejected", "a broken symbolic link: its target does not exist"))
+            elif not path.is_file():
+                entry(path, ("rejected", "not a regular file (a device, pipe or socket)"))
+            else:
+                entry(path)
+    return sorted(found, key=lambda e: e.relative)
+
+
+def not_read_sha256(reason: str) -> str:
+    """The sha256 recorded for something that was not read (no bytes to
+    hash): the hash of its reason, so the same problem is logged once, and
+    a new one (or the file becoming readable) is a new observation."""
+    return sha256_of(f"<not read> {reason}".encode())
 
 
 def _modified_at(path: Path) -> datetime:
@@ -584,7 +655,11 @@ def manifest_rows(
       are already in raw history and become current again.
     - ``rejected``: unreadable, missing required columns, or a drop folder
       that is not a date; ``reject_reason`` says which.
-    - ``ignored``: a file that matches no input kind (recorded, not loaded).
+    - ``ignored``: a file that matches no input kind, a hidden file or
+      folder, a link to a folder (recorded, not read).
+    - ``removed``: a path observed before is no longer there. Its rows stay
+      in raw history and its last loaded version stays current (raw history
+      is the record); a rejection it had is no longer the latest word.
     """
     root = resolve_drops_dir(drops_dir)
     if not root.is_dir():
@@ -604,43 +679,18 @@ def manifest_rows(
     seq = max((o.observation_seq for o in history), default=0)
 
     rows: list[dict[str, Any]] = []
-    for relative, path in list_drop_files(root):
-        latest = latest_by_path.get(relative)
-        modified_at = _modified_at(path)
-        if (
-            latest is not None
-            and latest.modified_at == modified_at
-            and latest.size_bytes == path.stat().st_size
-        ):
-            continue  # same size and time as last observed: not read again
-        kind = match_kind(relative)
-        scan: csv_load.FileScan | None = None
-        speculation: csv_load.Speculation | None = None
-        data = b""
-        if kind is not None and kind.fmt == "csv":
-            # CSV files can be large: stream them, and let DuckDB read the
-            # file at the same time (its result is used if the file is new)
-            if DATE_RE.match(relative.split("/", 1)[0]):
-                speculation = _start_csv_check(path, kind)
-            scan = csv_load.scan_file(path)
-            sha, size = scan.sha256, scan.counts.size
-        else:
-            data = path.read_bytes()
-            sha, size = sha256_of(data), len(data)
-        new_bytes = (
-            (latest is None or latest.sha256 != sha)
-            and kind is not None
-            and sha not in loaded_by_path.get(relative, set())
-            and sha not in loaded_sha_path
-        )
-        if speculation is not None and not new_bytes:
-            speculation.cancel()
-        if latest is not None and latest.sha256 == sha:
-            continue  # nothing new at this path
-        drop_date = relative.split("/", 1)[0]
-        row: dict[str, Any] = {
+
+    def add(row: dict[str, Any]) -> None:
+        nonlocal seq
+        seq += 1
+        row["observation_seq"] = seq
+        rows.append(row)
+
+    def observation(relative: str, path: Path, kind: DropKind | None, sha: str, size: int | None,
+                    modified_at: datetime | None) -> dict[str, Any]:
+        return {
             "source_file": relative,
-            "drop_date": drop_date,
+            "drop_date": relative.split("/", 1)[0],
             "kind": kind.name if kind else None,
             "file_name": path.name,
             "sha256": sha,
@@ -657,10 +707,83 @@ def manifest_rows(
             "loaded_at": loaded_at,
             "load_id": load_id,
         }
-        if kind is None:
+
+    def not_read(relative: str, path: Path, status: str, reason: str) -> None:
+        """Log what was not read, once per problem."""
+        sha = not_read_sha256(reason)
+        latest = latest_by_path.get(relative)
+        if latest is not None and latest.sha256 == sha:
+            return
+        try:
+            modified_at: datetime | None = datetime.fromtimestamp(
+                path.lstat().st_mtime, timezone.utc).replace(tzinfo=None)
+        except OSError:
+            modified_at = None
+        add(observation(relative, path, match_kind(relative), sha, None, modified_at)
+            | {"status": status, "reject_reason": reason})
+
+    entries = list_drop_entries(root)
+    for found in entries:
+        relative, path = found.relative, found.path
+        if found.problem is not None:
+            not_read(relative, path, *found.problem)
+            continue
+        latest = latest_by_path.get(relative)
+        try:
+            modified_at = _modified_at(path)
+            size_now = path.stat().st_size
+        except OSError as err:
+            not_read(relative, path, "rejected", f"cannot be read: {err.strerror or err}")
+            continue
+        if (
+            latest is not None
+            and latest.modified_at == modified_at
+            and latest.size_bytes == size_now
+        ):
+            continue  # same size and time as last observed: not read again
+        kind = match_kind(relative)
+        scan: csv_load.FileScan | None = None
+        speculation: csv_load.Speculation | None = None
+        data = b""
+        try:
+            if kind is not None and kind.fmt == "csv":
+                # CSV files can be large: stream them, and let DuckDB read the
+                # file at the same time (its result is used if the file is new)
+                if is_drop_date(relative.split("/", 1)[0]):
+                    speculation = _start_csv_check(path, kind)
+                scan = csv_load.scan_file(path)
+                sha, size = scan.sha256, scan.counts.size
+            else:
+                data = path.read_bytes()
+                sha, size = sha256_of(data), len(data)
+        except OSError as err:
+            if speculation is not None:
+                speculation.cancel()
+            not_read(relative, path, "rejected", f"cannot be read: {err.strerror or err}")
+            continue
+        new_bytes = (
+            (latest is None or latest.sha256 != sha)
+            and kind is not None
+            and sha not in loaded_by_path.get(relative, set())
+            and sha not in loaded_sha_path
+        )
+        if speculation is not None and not new_bytes:
+            speculation.cancel()
+        if latest is not None and latest.sha256 == sha:
+            continue  # nothing new at this path
+        drop_date = relative.split("/", 1)[0]
+        row = observation(relative, path, kind, sha, size, modified_at)
+        misnamed = match_kind_ignoring_case(relative) if kind is None else None
+        if misnamed is not None:
+            row["status"] = "rejected"
+            row["reject_reason"] = (
+                f"file name looks like a {misnamed.name} drop but differs in letter case: "
+                f"rename it to match {misnamed.pattern.pattern.replace(DATE_DIR, '<YYYY-MM-DD>')}"
+            )
+        elif kind is None:
             row["status"] = "ignored"
             row["reject_reason"] = "file name matches no input kind"
-        elif not DATE_RE.match(drop_date):
+        elif not is_drop_date(drop_date):
             row["status"] = "rejected"
             row["reject_reason"] = f"drop folder '{drop_date}' is not a date (YYYY-MM-DD)"
         elif sha in loaded_by_path.get(relative, set()):
@@ -681,9 +804,14 @@ def manifest_rows(
             except RejectedFile as err:
                 row["status"] = "rejected"
                 row["reject_reason"] = str(err)
-        seq += 1
-        row["observation_seq"] = seq
-        rows.append(row)
+        add(row)
+    # a path no longer under the folder: logged once, so a rejected file that
+    # was deleted stops being reported; a loaded version keeps its scores
+    present = {found.relative for found in entries}
+    for relative, latest in sorted(latest_by_path.items()):
+        if relative not in present and latest.status != "removed":
+            add(observation(relative, root / relative, match_kind(relative), not_read_sha256(REMOVED), None, None)
+                | {"status": "removed", "reject_reason": REMOVED})
     return rows
 
 

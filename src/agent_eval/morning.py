@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import duckdb
 
@@ -53,7 +54,8 @@ def morning_context(con: duckdb.DuckDBPyConnection, newest: Any, reports_dir: Pa
     for row in sets:
         row["agent_label"] = AGENT_LABELS.get(row["agent"], row["agent"])
         target = set_report_path(reports_dir, row["agent"], row["set_id"])
-        row["report_link"] = Path(os.path.relpath(target, page.parent)).as_posix()
+        # URL-encoded: a file name with spaces, quotes or parentheses keeps its link
+        row["report_link"] = quote(Path(os.path.relpath(target, page.parent)).as_posix())
         row["metrics"] = _rows(
             con,
             "select metric, metric_label, metric_value, ci_low, ci_high, n_clusters "

@@ -29,12 +29,14 @@ def _charts() -> Any:
     return charts
 
 def md_cell(value: Any) -> str:
-    """Text safe inside a markdown table cell: HTML escaped, pipes escaped,
-    line breaks as <br>, never empty-looking."""
+    """Text safe inside a markdown table cell: HTML escaped, pipes and
+    backticks escaped (free text never opens a code span, where <br> and
+    entities would show literally), line breaks as <br>, never
+    empty-looking. Not for use inside a code span."""
     if value is None:
         return ""
     text = html.escape(str(value), quote=False)
-    text = text.replace("|", "\\|")
+    text = text.replace("|", "\\|").replace("`", "\\`")
     text = re.sub(r"\r\n|\r|\n", "<br>", text)
     return text.strip()
 

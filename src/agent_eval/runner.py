@@ -6,6 +6,7 @@ process, so the report step can open the warehouse right after.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -45,6 +46,40 @@ def run_dbt(paths: Paths, args: Sequence[str], quiet: bool = False) -> None:
         )
 
 
+LOCK_PID = re.compile(r"\(PID (\d+)\)")
+
+
+def process_command(pid: str, limit: int = 100) -> str:
+    """The command line of process ``pid`` (Linux /proc), shortened; "" when unknown."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return ""
+    text = " ".join(" ".join(a.decode(errors="replace").split()) for a in argv if a)  # one line
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def lock_holder(db_path: Path) -> str | None:
+    """One line naming who holds the working database open for writing, or
+    None when it is free (or does not exist yet). Asked before dbt starts: a
+    second build on the same warehouse would otherwise fail only after dbt
+    parsed the project, in a long traceback."""
+    if not db_path.exists():
+        return None
+    try:
+        duckdb.connect(str(db_path)).close()
+    except duckdb.IOException as err:
+        if "lock" not in str(err).lower():
+            return None  # another problem: dbt reports it in full
+        match = LOCK_PID.search(str(err))
+        if match is None:
+            return f"{db_path} is in use by another process; try again when it ends"
+        command = process_command(match.group(1))
+        who = f"PID {match.group(1)}" + (f": {command}" if command else "")
+        return f"{db_path} is in use by another process ({who}); try again when it ends"
+    return None
+
+
 @dataclass
 class BuildSummary:
     """What the build did and what the warehouse holds, for the operator."""
@@ -67,13 +102,56 @@ class BuildSummary:
         return bool(self.rejected_files or self.n_rejected_rows)
 
 
-def read_summary(db_path: Path, since: datetime | None = None) -> BuildSummary:
+RAW_SCHEMA = "raw"
+MANIFEST_TABLE = "raw_drop_files"
+
+
+def raw_row_counts(db_path: Path) -> dict[str, int]:
+    """Rows in each raw history table of rows (append-only), before a build:
+    what the build adds is then exactly the rows beyond these counts, whoever
+    observed their files (an interrupted build may have)."""
+    if not db_path.exists():
+        return {}
+    with duckdb.connect(str(db_path), read_only=True) as con:
+        return {table: con.execute(f'select count(*) from {RAW_SCHEMA}."{table}"').fetchone()[0]
+                for table in raw_row_tables(con)}
+
+
+def raw_row_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The raw history tables of rows: every table in schema raw with the
+    lineage columns source_file and sha256, except the manifest."""
+    return [r[0] for r in con.execute(
+        "select table_name from duckdb_columns() where schema_name = ? and table_name <> ? "
+        "and column_name in ('source_file', 'sha256') group by table_name having count(*) = 2 "
+        "order by table_name", [RAW_SCHEMA, MANIFEST_TABLE]).fetchall()]
+
+
+def read_summary(db_path: Path, since: datetime | None = None,
+                 rows_before: dict[str, int] | None = None) -> BuildSummary:
     """Read the ops tables (read-only). Rejections are those that still
     stand: the latest observation of a path is rejected, or a current set
-    has rejected rows. "This run" = observed at or after `since`."""
+    has rejected rows. Files observed "this run" = observed at or after
+    `since`; rows loaded and sets built this run = from the file versions
+    whose raw rows this build appended (beyond ``rows_before``, the counts
+    of ``raw_row_counts`` before the build; None: the versions observed
+    this run), so a build after an interrupted one says what it loaded."""
     summary = BuildSummary()
     since = since or datetime.min
     with duckdb.connect(str(db_path), read_only=True) as con:
+        # the file versions whose raw rows this build appended (without
+        # rows_before: the versions it observed as loaded), and those it
+        # restored (rows already in raw history, current again)
+        if rows_before is None:
+            appended = ("select source_file, sha256 from ops.load_log "
+                        "where status = 'loaded' and loaded_at >= ?", [since])
+        else:
+            tables = raw_row_tables(con)
+            appended = (
+                " union ".join(f'select source_file, sha256 from {RAW_SCHEMA}."{t}" where rowid >= ?'
+                               for t in tables) or "select null, null where false",
+                [rows_before.get(t, 0) for t in tables])
+        built = (appended[0] + " union select source_file, sha256 from ops.load_log "
+                 "where status = 'restored' and loaded_at >= ?", [*appended[1], since])
         summary.drops = [
             r[0]
             for r in con.sql(
@@ -106,9 +184,8 @@ def read_summary(db_path: Path, since: datetime | None = None) -> BuildSummary:
         ).fetchall()[0][0]
         summary.n_rows_loaded_now, summary.n_rows_rejected_now = con.execute(
             "select coalesce(sum(n_valid_rows), 0), coalesce(sum(n_rejected_rows), 0) "
-            "from ops.file_reconciliation where sha256 in ("
-            "select sha256 from ops.load_log where status = 'loaded' and loaded_at >= ?)",
-            [since],
+            f"from ops.file_reconciliation where (source_file, sha256) in ({appended[0]})",
+            appended[1],
         ).fetchall()[0]
         summary.sets = [
             r[0]
@@ -119,8 +196,9 @@ def read_summary(db_path: Path, since: datetime | None = None) -> BuildSummary:
         summary.sets_built_now = [
             r[0]
             for r in con.execute(
-                "select set_id from intermediate.int_sets__current where loaded_at >= ? order by 1",
-                [since],
+                "select set_id from intermediate.int_sets__current "
+                f"where (set_id, file_sha256) in ({built[0]}) order by 1",
+                built[1],
             ).fetchall()
         ]
     return summary
@@ -132,6 +210,7 @@ STATUS_WORDS = {
     "restored": "restored",
     "rejected": "rejected",
     "ignored": "ignored",
+    "removed": "removed",
 }
 
 

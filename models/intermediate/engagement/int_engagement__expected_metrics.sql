@@ -93,19 +93,13 @@ final as (
         metric,
         metric_kind,
         metric_order,
-        expected_raw::double as expected_value,
+        {{ json_finite_number('expected_raw') }} as expected_value,
         default_weight,
-        case
-            when json_type(weight_raw) in ('UBIGINT', 'BIGINT', 'DOUBLE')
-                then weight_raw::double
-        end as weight_override,
-        case
-            when json_type(weight_raw) in ('UBIGINT', 'BIGINT', 'DOUBLE')
-                then weight_raw::double
-            else default_weight
-        end as weight
+        {{ json_finite_number('weight_raw') }} as weight_override,
+        coalesce({{ json_finite_number('weight_raw') }}, default_weight)
+            as weight
     from unpivoted
-    where json_type(expected_raw) in ('UBIGINT', 'BIGINT', 'DOUBLE')
+    where {{ json_finite_number('expected_raw') }} is not null
 
 )
 

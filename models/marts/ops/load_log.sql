@@ -1,5 +1,5 @@
 -- One row per observation of a drop file: what the loader did with it
--- (loaded, repeat, restored, rejected, ignored) and whether it is the
+-- (loaded, repeat, restored, rejected, ignored, removed) and whether it is the
 -- current or a superseded version of its path.
 with
 

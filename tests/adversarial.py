@@ -1,0 +1,90 @@
+"""The adversarial drops of issue 16, written by code (no large file in the
+repository): good files of two agents next to every kind of bad input that
+must not stop a night. ``write_corpus`` returns what the tests check."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from agent_eval.samples import ResumeRow, raw_json, render_csv, write_resume_csv
+
+FIXTURES = Path(__file__).parent / "fixtures"
+NIGHT = "2026-11-01"
+
+# responseTimeSec literals DuckDB's JSON reader takes as DOUBLE but that are
+# no number here: latency NULL, score 0 (SPEC 3.3), the row itself is scored
+NONFINITE = {"i-1e309": "1e309", "i-nan": "NaN", "i-inf": "Infinity", "i-neg-inf": "-Infinity"}
+GOOD_LATENCY = ("i-ok", 3.0)
+
+GOOD_RESUME = f"{NIGHT}/resume_agent_good.csv"
+SPACED_RESUME = f"{NIGHT}/resume_agent_my file (v2) 'q'.csv"  # a name a link must survive
+NONFINITE_RESUME = f"{NIGHT}/resume_agent_nonfinite.csv"
+NONFINITE_RECRUIT = f"{NIGHT}/recruit_agent_nonfinite.jsonl"
+
+# path -> (status, reason prefix) in ops.load_log; the files of the first night
+POISON = {
+    "2026-02-30/resume_agent_feb30.csv": ("rejected", "drop folder '2026-02-30' is not a date (YYYY-MM-DD)"),
+    "2026-13-45/summary_month13.json": ("rejected", "drop folder '2026-13-45' is not a date (YYYY-MM-DD)"),
+    f"{NIGHT}/resume_agent_gone.csv": ("rejected", "a broken symbolic link"),
+    f"{NIGHT}/resume_agent_folder.csv": ("rejected", "a folder, not a file"),
+    f"{NIGHT}/Resume_Agent_caps.CSV": ("rejected", "file name looks like a resume_agent drop but differs in letter case"),
+    f"{NIGHT}/.resume_agent_hidden.csv": ("ignored", "hidden file"),
+}
+
+
+def nonfinite_resume_csv() -> str:
+    rows = []
+    for n, (item, literal) in enumerate(NONFINITE.items(), start=1):
+        doc = ('{"assistantMessage": "지원자 %d명을 찾았습니다.", "dataUIList": [{"formType": "TABLE"}], '
+               '"responseTimeSec": %s, "error": null}' % (n, literal))
+        rows.append(ResumeRow("run-nf", item, f"Q{n}", "1", f"질의 {n}", "목록", "조회", "1/1", raw_json=doc))
+    item, seconds = GOOD_LATENCY
+    rows.append(ResumeRow("run-nf", item, "Q9", "1", "질의 9", "목록", "조회", "1/1",
+                          raw_json=raw_json("지원자 9명을 찾았습니다.", [{"formType": "TABLE"}], seconds)))
+    return render_csv(rows)
+
+
+def nonfinite_recruit_jsonl() -> str:
+    """The first record of the recruit fixture, once per non-finite latency_ms."""
+    template = (FIXTURES / "recruit_basic" / NIGHT / "recruit_agent_basic.jsonl").read_text(
+        encoding="utf-8").splitlines()[0]
+    lines = []
+    for item, literal in NONFINITE.items():
+        record = json.loads(template)
+        record.update(itemId=item, queryId=f"Q-{item}", latency_ms=0.5)
+        raw = json.loads(record["raw"])
+        raw.pop("responseTimeSec", None)
+        record["raw"] = json.dumps(raw, ensure_ascii=False)
+        lines.append(json.dumps(record, ensure_ascii=False).replace('"latency_ms": 0.5', f'"latency_ms": {literal}'))
+    return "\n".join(lines) + "\n"
+
+
+def write_corpus(drops: Path) -> None:
+    night = drops / NIGHT
+    write_resume_csv(drops / GOOD_RESUME, n_queries=4, rounds=["1/1", "2/1"], seed=3, with_special_rows=False)
+    write_resume_csv(drops / SPACED_RESUME, n_queries=3, rounds=["1/1"], seed=4, with_special_rows=False)
+    (drops / NONFINITE_RESUME).write_text(nonfinite_resume_csv(), encoding="utf-8")
+    (drops / NONFINITE_RECRUIT).write_text(nonfinite_recruit_jsonl(), encoding="utf-8")
+    good = (drops / GOOD_RESUME).read_bytes()
+    for relative in ("2026-02-30/resume_agent_feb30.csv", f"{NIGHT}/Resume_Agent_caps.CSV",
+                     f"{NIGHT}/.resume_agent_hidden.csv"):
+        (drops / relative).parent.mkdir(parents=True, exist_ok=True)
+        (drops / relative).write_bytes(good + relative.encode())  # not a repeat of the good file
+    (drops / "2026-13-45").mkdir()
+    (drops / "2026-13-45" / "summary_month13.json").write_text('{"test_cases": []}', encoding="utf-8")
+    os.symlink(night / "resume_agent_missing.csv", night / "resume_agent_gone.csv")
+    (night / "resume_agent_folder.csv").mkdir()
+
+
+def remove_rejected(drops: Path) -> None:
+    """The operator's fix for the second night: the rejected things are deleted."""
+    for relative, (status, _) in POISON.items():
+        path = drops / relative
+        if status != "rejected":
+            continue
+        if path.is_dir() and not path.is_symlink():
+            path.rmdir()
+        else:
+            path.unlink()

@@ -1,0 +1,160 @@
+"""Inputs and situations that must not stop a night (issue 16): each ends in
+a clear rejection or a one-line refusal, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import duckdb
+import pytest
+
+from agent_eval import cli, runner
+
+HOLD_OPEN = """
+import sys, time, duckdb
+con = duckdb.connect(sys.argv[1])
+print("holding", flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.mark.parametrize("command", ["build", "demo"])
+def test_a_second_build_on_a_held_warehouse_is_refused_in_one_line_before_dbt_starts(
+        tmp_path, monkeypatch, capsys, command):
+    db, drops = tmp_path / "warehouse.duckdb", tmp_path / "drops"
+    drops.mkdir()
+    duckdb.connect(str(db)).close()
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_OPEN, str(db)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "holding"
+
+        def no_dbt(*args, **kwargs):
+            raise AssertionError("dbt was started on a held warehouse")
+
+        monkeypatch.setattr(runner, "run_dbt", no_dbt)
+        code = cli.main([command, "--db", str(db), "--drops", str(drops), "--reports", str(tmp_path / "r"),
+                         "--published", str(tmp_path / "p")])
+    finally:
+        holder.kill()
+        holder.wait()
+    err = capsys.readouterr().err.strip()
+    assert code == cli.EXIT_USAGE
+    assert err.count("\n") == 0, err
+    assert err.startswith(f"agent-eval: {db} is in use by another process (PID {holder.pid}: ")
+    assert "HOLD_OPEN" not in err and "import sys, time, duckdb" in err  # the holder's command line
+    assert err.endswith("; try again when it ends")
+    assert db.exists()  # the demo did not delete the held file
+
+
+def test_a_free_or_missing_warehouse_has_no_lock_holder(tmp_path):
+    db = tmp_path / "warehouse.duckdb"
+    assert runner.lock_holder(db) is None
+    duckdb.connect(str(db)).close()
+    assert runner.lock_holder(db) is None
+
+
+# ---------------------------------------------------------------- one poisoned night, then the next
+
+from pathlib import Path  # noqa: E402
+from urllib.parse import unquote  # noqa: E402
+
+import adversarial  # noqa: E402
+from conftest import Warehouse  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def nights(tmp_path_factory):
+    """Night 1: good files of two agents beside every poison of the corpus.
+    Night 2: the rejected things deleted by the operator."""
+    wh = Warehouse(tmp_path_factory.mktemp("poison"))
+    adversarial.write_corpus(wh.drops)
+    first = wh.build(reports=True)
+    first_state = {
+        "load_log": wh.dicts("select source_file, status, reject_reason from ops.load_log"),
+        "published": sorted(p.name for p in wh.paths.publish_dir.iterdir()) if wh.paths.publish_dir.exists() else [],
+    }
+    adversarial.remove_rejected(wh.drops)
+    second = wh.build(reports=True)
+    return wh, first, first_state, second
+
+
+def test_the_poisoned_night_builds_the_good_files_and_rejects_each_poison_with_its_reason(nights):
+    wh, first, state, _ = nights
+    assert first == cli.EXIT_REJECTED
+    logged = {r["source_file"]: r for r in state["load_log"]}
+    for path, (status, reason) in adversarial.POISON.items():
+        assert path in logged, path
+        assert logged[path]["status"] == status, (path, logged[path])
+        assert logged[path]["reject_reason"].startswith(reason), (path, logged[path])
+    for good in (adversarial.GOOD_RESUME, adversarial.SPACED_RESUME, adversarial.NONFINITE_RESUME,
+                 adversarial.NONFINITE_RECRUIT):
+        assert logged[good]["status"] == "loaded", logged[good]
+    assert state["published"], "nothing was published"
+
+
+def test_non_finite_latencies_are_no_number_and_their_rows_are_scored(nights):
+    wh, *_ = nights
+    resume = {r[0]: r[1:] for r in wh.query(
+        "select item_id, latency_sec, latency_score from marts.resume_item_scores where set_id = ?",
+        [adversarial.NONFINITE_RESUME])}
+    assert resume == {**{item: (None, 0) for item in adversarial.NONFINITE}, "i-ok": (3.0, 5)}
+    recruit = {r[0]: r[1:] for r in wh.query(
+        "select item_id, latency_sec, latency_score from marts.recruit_item_scores where set_id = ?",
+        [adversarial.NONFINITE_RECRUIT])}
+    assert recruit == {item: (None, 0) for item in adversarial.NONFINITE}
+
+
+def test_every_current_file_reconciles_and_every_good_set_is_in_the_marts(nights):
+    wh, *_ = nights
+    unbalanced = wh.query(
+        "select source_file from ops.file_reconciliation where is_current and not ("
+        "n_raw_rows = n_data_records and n_valid_rows + n_rejected_rows = n_data_records "
+        "and n_scored_rows = n_valid_rows)")
+    assert unbalanced == []
+    sets = {r[0] for r in wh.query("select set_id from marts.resume_set_scores union all "
+                                   "select set_id from marts.recruit_set_scores")}
+    assert sets == {adversarial.GOOD_RESUME, adversarial.SPACED_RESUME, adversarial.NONFINITE_RESUME,
+                    adversarial.NONFINITE_RECRUIT}
+
+
+def test_the_morning_page_links_resolve_whatever_the_file_names(nights):
+    wh, *_ = nights
+    page = next((wh.paths.reports_dir / "morning").glob("*.md"))
+    text = page.read_text(encoding="utf-8")
+    links = [target for target in __import__("re").findall(r"\]\(([^)\s]+)\)", text) if target.endswith(".md")]
+    assert len(links) == 4  # one per set of the night
+    for target in links:
+        assert (page.parent / unquote(target)).is_file(), target
+    assert any("my%20file%20%28v2%29" in target for target in links)
+
+
+def test_the_next_night_after_the_rejected_files_are_deleted_is_clean(nights):
+    wh, _, _, second = nights
+    assert second == cli.EXIT_OK
+    assert wh.query("select source_file from ops.rejected_files where is_latest") == []
+    removed = {r[0] for r in wh.query("select source_file from ops.load_log where status = 'removed'")}
+    assert removed == {path for path, (status, _) in adversarial.POISON.items() if status == "rejected"}
+    # the good sets are still there, scored as before
+    assert len(wh.query("select set_id from marts.resume_set_scores")) == 3
+
+
+def test_the_build_after_an_interrupted_one_says_what_it_loaded(tmp_path, capsys):
+    """An interrupted build (killed after the manifest step committed)
+    leaves observations whose rows no build loaded yet; the next build
+    loads them, and its summary must say so."""
+    wh = Warehouse(tmp_path)
+    adversarial.write_corpus(wh.drops)
+    adversarial.remove_rejected(wh.drops)
+    runner.run_dbt(wh.paths, ["run", "--select", "raw_drop_files"], quiet=True)  # the manifest step alone
+    assert wh.query("select count(*) from raw.raw_drop_files")[0][0] > 0
+    capsys.readouterr()
+    assert wh.build() == cli.EXIT_OK
+    out = capsys.readouterr().out
+    n_rows = wh.query("select sum(n_valid_rows) from ops.file_reconciliation where is_current")[0][0]
+    n_sets = wh.query("select count(*) from intermediate.int_sets__current")[0][0]
+    # good: 4 queries x 2 rounds; spaced: 3 x 1; non-finite resume 5 rows, recruit 4 lines
+    assert (n_rows, n_sets) == (4 * 2 + 3 * 1 + 5 + 4, 4)
+    assert "files this run: no new or changed files" in out
+    assert f"rows this run: {n_rows} loaded, 0 rejected" in out
+    assert f"sets built this run: {n_sets};" in out
