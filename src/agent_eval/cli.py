@@ -88,6 +88,15 @@ def build_parser() -> argparse.ArgumentParser:
     _common(exp)
     exp.add_argument("--out", help="the .xlsx to write (default <reports>/summary/summary_scores.xlsx)")
     exp.add_argument("--set", dest="sets", action="append", help="only this set id (repeatable)")
+    wd = sub.add_parser(
+        "withdraw",
+        help="take back a delivery: its sets leave every mart, history and report at the next build",
+    )
+    _common(wd)
+    wd.add_argument("source_file", help="the delivery's path under the drops folder (a file, or a folder: "
+                    "every file under it), as in ops.load_log.source_file")
+    wd.add_argument("--reason", required=True, help="why (kept in operator.withdrawals with who and when)")
+    wd.add_argument("--undo", action="store_true", help="restore a withdrawn delivery instead")
     _evaluate_parser(sub)
     return parser
 
@@ -360,6 +369,30 @@ def cmd_judge(paths: Paths, limit: int | None = None, build: bool = True) -> int
     return EXIT_OK
 
 
+def cmd_withdraw(paths: Paths, target: str, reason: str, undo: bool) -> int:
+    """Record a withdrawal (or its undo) in the warehouse; the next build applies it."""
+    from agent_eval import withdraw
+
+    if refused_for_lock(paths):
+        return EXIT_USAGE
+    try:
+        outcome = withdraw.record(paths.db_path, target, reason, undo=undo)
+    except withdraw.WithdrawError as err:
+        print(f"agent-eval withdraw: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    done = "restored" if undo else "withdrawn"
+    for source_file, sha256 in outcome.versions:
+        print(f"{done}: {source_file} (version {sha256[:12]})")
+    for source_file, sha256 in outcome.unchanged:
+        print(f"already {done}: {source_file} (version {sha256[:12]})")
+    if outcome.versions:
+        print(f"the next `agent-eval build` {'brings back' if undo else 'removes'} its sets "
+              f"{'to' if undo else 'from'} every mart, history and report"
+              + ("" if undo else "; its rows stay in raw history (undo: agent-eval withdraw "
+                 f"{target} --undo --reason ...)"))
+    return EXIT_OK
+
+
 def cmd_export(paths: Paths, out: str | None, sets: list[str] | None) -> int:
     from agent_eval import export
 
@@ -423,6 +456,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_export(_paths(args), args.out, args.sets)
         if args.command == "evaluate":
             return cmd_evaluate(args)
+        if args.command == "withdraw":
+            return cmd_withdraw(_paths(args), args.source_file, args.reason, args.undo)
     except FileNotFoundError as err:
         print(f"agent-eval: {err}", file=sys.stderr)
         return EXIT_USAGE

@@ -421,4 +421,34 @@ def render_all(db_path: Path, reports_dir: Path, set_ids: list[str] | None = Non
     written: list[Path] = []
     for renderer in RENDERERS:
         written += renderer(db_path, reports_dir, set_ids)
+    if set_ids is None:
+        prune_reports(reports_dir, written)
     return written
+
+
+# The folders under reports/ that hold one report per set (not morning/).
+AGENT_FOLDERS = ("resume_agent", "recruit_agent", "engagement", "summary")
+
+
+def prune_reports(reports_dir: Path, written: list[Path]) -> list[Path]:
+    """Remove the reports (and their charts) of sets that are no longer in
+    the marts - a withdrawn delivery, a set whose file was replaced under
+    another name - after every report was rendered. Only markdown reports
+    and PNG charts in the agents' report folders are touched. Returns what
+    was removed."""
+    kept = {path.resolve() for path in written}
+    removed: list[Path] = []
+    for agent in AGENT_FOLDERS:
+        folder = reports_dir / agent
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.rglob("*.md")):
+            if path.resolve() not in kept:
+                path.unlink()
+                removed.append(path)
+        for png in sorted(folder.rglob("*.png")):
+            report = png.with_name(png.name.rsplit(".", 2)[0] + ".md")
+            if report.resolve() not in kept:
+                png.unlink()
+                removed.append(png)
+    return removed

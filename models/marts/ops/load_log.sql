@@ -1,6 +1,6 @@
 -- One row per observation of a drop file: what the loader did with it
 -- (loaded, repeat, restored, rejected, ignored, removed) and whether it is the
--- current or a superseded version of its path.
+-- current, a superseded or a withdrawn version of its path.
 with
 
 file_versions as (
@@ -29,6 +29,10 @@ final as (
         duplicate_of,
         is_current,
         is_superseded,
+        is_withdrawn,
+        withdrawal_reason,
+        withdrawn_by,
+        withdrawn_at,
         modified_at,
         loaded_at,
         load_id
