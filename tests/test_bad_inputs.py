@@ -3,6 +3,7 @@ a clear rejection or a one-line refusal, never a traceback."""
 
 from __future__ import annotations
 
+import getpass
 import subprocess
 import sys
 
@@ -63,26 +64,70 @@ import adversarial  # noqa: E402
 from conftest import Warehouse  # noqa: E402
 
 
+WITHDRAWN = adversarial.NONFINITE_RECRUIT
+ALL_SETS = (adversarial.GOOD_RESUME, adversarial.SPACED_RESUME, adversarial.NONFINITE_RESUME,
+            adversarial.NONFINITE_RECRUIT)
+SETS_OF_NIGHT = ("select set_id from marts.resume_set_scores union all "
+                 "select set_id from marts.recruit_set_scores")
+
+
+def night_state(wh: Warehouse) -> dict:
+    """What the tests check of one night, read before the next night changes it."""
+    report = report_of(wh, WITHDRAWN)
+    return {
+        "load_log": wh.dicts("select * from ops.load_log order by observation_seq"),
+        "sets": sorted(r[0] for r in wh.query(SETS_OF_NIGHT)),
+        "history_sets": sorted(r[0] for r in wh.query("select distinct set_id from marts.history_set_metrics")),
+        "item_sets": sorted(r[0] for r in wh.query("select distinct set_id from marts.recruit_item_scores")),
+        "raw_rows_withdrawn": wh.query("select count(*) from raw.raw_recruit_agent_rows where source_file = ?",
+                                       [WITHDRAWN])[0][0],
+        "report": report.is_file(),
+        "charts": sorted(p.name for p in report.parent.glob(report.stem + ".*.png")),
+        "rejected_latest": wh.query("select source_file from ops.rejected_files where is_latest"),
+        "published_sets": published_sets(wh),
+    }
+
+
+def report_of(wh: Warehouse, set_id: str) -> Path:
+    from agent_eval.report import report_path
+
+    agent = "recruit_agent" if "/recruit_agent_" in set_id else "resume_agent"
+    return report_path(wh.paths.reports_dir, agent, set_id)
+
+
+def published_sets(wh: Warehouse) -> list[str]:
+    with duckdb.connect(str(wh.paths.published_db), read_only=True) as con:
+        return sorted(r[0] for r in con.execute(SETS_OF_NIGHT).fetchall())
+
+
 @pytest.fixture(scope="module")
 def nights(tmp_path_factory):
     """Night 1: good files of two agents beside every poison of the corpus.
-    Night 2: the rejected things deleted by the operator."""
+    Night 2: the operator deleted the rejected things, and withdrew one
+    delivery (whose same bytes are delivered again). Night 3: the
+    withdrawal undone."""
     wh = Warehouse(tmp_path_factory.mktemp("poison"))
     adversarial.write_corpus(wh.drops)
-    first = wh.build(reports=True)
-    first_state = {
-        "load_log": wh.dicts("select source_file, status, reject_reason from ops.load_log"),
-        "published": sorted(p.name for p in wh.paths.publish_dir.iterdir()) if wh.paths.publish_dir.exists() else [],
-    }
+    codes = [wh.build(reports=True)]
+    states = [night_state(wh)]
     adversarial.remove_rejected(wh.drops)
-    second = wh.build(reports=True)
-    return wh, first, first_state, second
+    assert cli.main(["withdraw", WITHDRAWN, "--reason", "a test export, never a real run", "--db",
+                     str(wh.paths.db_path)]) == cli.EXIT_OK
+    again = wh.drops / WITHDRAWN
+    again.write_bytes(again.read_bytes())  # re-delivered: same bytes, new time
+    codes.append(wh.build(reports=True))
+    states.append(night_state(wh))
+    assert cli.main(["withdraw", WITHDRAWN, "--undo", "--reason", "it was real after all", "--db",
+                     str(wh.paths.db_path)]) == cli.EXIT_OK
+    codes.append(wh.build(reports=True))
+    states.append(night_state(wh))
+    return wh, codes, states
 
 
 def test_the_poisoned_night_builds_the_good_files_and_rejects_each_poison_with_its_reason(nights):
-    wh, first, state, _ = nights
-    assert first == cli.EXIT_REJECTED
-    logged = {r["source_file"]: r for r in state["load_log"]}
+    wh, codes, states = nights
+    assert codes[0] == cli.EXIT_REJECTED
+    logged = {r["source_file"]: r for r in states[0]["load_log"]}
     for path, (status, reason) in adversarial.POISON.items():
         assert path in logged, path
         assert logged[path]["status"] == status, (path, logged[path])
@@ -90,7 +135,7 @@ def test_the_poisoned_night_builds_the_good_files_and_rejects_each_poison_with_i
     for good in (adversarial.GOOD_RESUME, adversarial.SPACED_RESUME, adversarial.NONFINITE_RESUME,
                  adversarial.NONFINITE_RECRUIT):
         assert logged[good]["status"] == "loaded", logged[good]
-    assert state["published"], "nothing was published"
+    assert states[0]["published_sets"] == states[0]["sets"] == sorted(ALL_SETS)
 
 
 def test_non_finite_latencies_are_no_number_and_their_rows_are_scored(nights):
@@ -112,10 +157,7 @@ def test_every_current_file_reconciles_and_every_good_set_is_in_the_marts(nights
         "n_raw_rows = n_data_records and n_valid_rows + n_rejected_rows = n_data_records "
         "and n_scored_rows = n_valid_rows)")
     assert unbalanced == []
-    sets = {r[0] for r in wh.query("select set_id from marts.resume_set_scores union all "
-                                   "select set_id from marts.recruit_set_scores")}
-    assert sets == {adversarial.GOOD_RESUME, adversarial.SPACED_RESUME, adversarial.NONFINITE_RESUME,
-                    adversarial.NONFINITE_RECRUIT}
+    assert set(wh.query(SETS_OF_NIGHT)) == {(s,) for s in ALL_SETS}
 
 
 def test_the_morning_page_links_resolve_whatever_the_file_names(nights):
@@ -130,13 +172,48 @@ def test_the_morning_page_links_resolve_whatever_the_file_names(nights):
 
 
 def test_the_next_night_after_the_rejected_files_are_deleted_is_clean(nights):
-    wh, _, _, second = nights
-    assert second == cli.EXIT_OK
-    assert wh.query("select source_file from ops.rejected_files where is_latest") == []
-    removed = {r[0] for r in wh.query("select source_file from ops.load_log where status = 'removed'")}
+    _, codes, states = nights
+    assert codes[1] == cli.EXIT_OK
+    assert states[1]["rejected_latest"] == []
+    removed = {r["source_file"] for r in states[1]["load_log"] if r["status"] == "removed"}
     assert removed == {path for path, (status, _) in adversarial.POISON.items() if status == "rejected"}
-    # the good sets are still there, scored as before
-    assert len(wh.query("select set_id from marts.resume_set_scores")) == 3
+    assert set(states[1]["sets"]) == set(ALL_SETS) - {WITHDRAWN}
+
+
+def test_a_withdrawn_delivery_leaves_every_mart_history_and_report_and_keeps_its_raw_rows(nights):
+    _, _, (before, after, _) = nights
+    assert WITHDRAWN in before["sets"] and WITHDRAWN in before["history_sets"] and before["report"]
+    assert before["charts"], "the withdrawn set had charts to remove"
+    assert WITHDRAWN not in after["sets"]
+    assert WITHDRAWN not in after["item_sets"]
+    assert WITHDRAWN not in after["history_sets"]
+    assert WITHDRAWN not in after["published_sets"]
+    assert not after["report"] and after["charts"] == []
+    assert after["raw_rows_withdrawn"] == before["raw_rows_withdrawn"] == len(adversarial.NONFINITE)
+    (logged,) = [r for r in after["load_log"] if r["source_file"] == WITHDRAWN]  # the same bytes again: no new row
+    assert (logged["is_withdrawn"], logged["is_current"]) == (True, False)
+    assert logged["withdrawal_reason"] == "a test export, never a real run"
+    assert logged["withdrawn_by"] == getpass.getuser() and logged["withdrawn_at"] is not None
+
+
+def test_undoing_a_withdrawal_brings_the_delivery_back(nights):
+    _, codes, (before, _, undone) = nights
+    assert codes[2] == cli.EXIT_OK
+    for key in ("sets", "item_sets", "history_sets", "published_sets", "charts", "raw_rows_withdrawn"):
+        assert undone[key] == before[key], key
+    assert undone["report"]
+    (logged,) = [r for r in undone["load_log"] if r["source_file"] == WITHDRAWN]
+    assert (logged["is_withdrawn"], logged["is_current"], logged["withdrawal_reason"]) == (False, True, None)
+
+
+def test_withdraw_names_what_it_cannot_do(nights, tmp_path, capsys):
+    wh, *_ = nights
+    code = cli.main(["withdraw", "2026-11-01/no_such_file.csv", "--reason", "x", "--db", str(wh.paths.db_path)])
+    assert code == cli.EXIT_USAGE
+    assert "no delivery '2026-11-01/no_such_file.csv' with loaded rows" in capsys.readouterr().err
+    code = cli.main(["withdraw", WITHDRAWN, "--reason", "x", "--db", str(tmp_path / "none.duckdb")])
+    assert code == cli.EXIT_USAGE
+    assert "no warehouse at" in capsys.readouterr().err
 
 
 def test_the_build_after_an_interrupted_one_says_what_it_loaded(tmp_path, capsys):
