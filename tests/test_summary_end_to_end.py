@@ -204,8 +204,8 @@ def test_report_per_dataset(wh):
     assert "| `summary_non_definitive` | 단정 표현 억제 | 0.800 | 0.800 | 0.80 | 80.0% | ✅ 통과 |" in text
     # worst cases: tc-002 (3 failed metrics) first, then tc-004 / tc-005 (2 each,
     # mean 0.625 < 0.667), then tc-003
-    worst = [line.split("|")[1].strip() for line in text.splitlines() if line.startswith("| `tc-")]
-    assert worst == ["`tc-002`", "`tc-004`", "`tc-005`", "`tc-003`"]
+    worst = [line.split("|")[1].strip() for line in text.splitlines() if line.startswith("| tc-")]
+    assert worst == ["tc-002", "tc-004", "tc-005", "tc-003"]
     assert "test_cases[5] (id 'tc-006'): invalid_contexts" in text
     assert (wh.paths.reports_dir / "summary" / "2026-11-03" / "summary_bom.md").is_file()
 

@@ -85,9 +85,7 @@ checked as (
         {{ status_from_reason('status_reason') }} as status,
         case
             when {{ is_blank('llm_score_raw') }} then 'blank'
-            when
-                llm_score_number is null or not isfinite(llm_score_number)
-                then 'not_a_number'
+            when llm_score_number is null then 'not_a_number'
             when not (llm_score_number between 0 and {{ var('score_max') }})
                 then 'out_of_range'
             else 'valid'
