@@ -22,6 +22,11 @@ GOOD_RESUME = f"{NIGHT}/resume_agent_good.csv"
 SPACED_RESUME = f"{NIGHT}/resume_agent_my file (v2) 'q'.csv"  # a name a link must survive
 NONFINITE_RESUME = f"{NIGHT}/resume_agent_nonfinite.csv"
 NONFINITE_RECRUIT = f"{NIGHT}/recruit_agent_nonfinite.jsonl"
+# one good line and one over the record limit the tests set (a 50 MB line
+# ran the build out of memory; the limit is the same code at any size)
+OVERSIZED_RECRUIT = f"{NIGHT}/recruit_agent_oversized.jsonl"
+RECORD_LIMIT_MB = "0.25"
+OVERSIZED_CHARS = 200_000  # of Hangul: 600,000 bytes of UTF-8
 
 # path -> (status, reason prefix) in ops.load_log; the files of the first night
 POISON = {
@@ -61,12 +66,25 @@ def nonfinite_recruit_jsonl() -> str:
     return "\n".join(lines) + "\n"
 
 
+def oversized_recruit_jsonl() -> str:
+    template = (FIXTURES / "recruit_basic" / NIGHT / "recruit_agent_basic.jsonl").read_text(
+        encoding="utf-8").splitlines()[0]
+    good, big = json.loads(template), json.loads(template)
+    good.update(itemId="i-small", queryId="Q-small")
+    big.update(itemId="i-big", queryId="Q-big")
+    raw = json.loads(big["raw"])
+    raw["assistantMessage"] = "가" * OVERSIZED_CHARS
+    big["raw"] = json.dumps(raw, ensure_ascii=False)
+    return json.dumps(good, ensure_ascii=False) + "\n" + json.dumps(big, ensure_ascii=False) + "\n"
+
+
 def write_corpus(drops: Path) -> None:
     night = drops / NIGHT
     write_resume_csv(drops / GOOD_RESUME, n_queries=4, rounds=["1/1", "2/1"], seed=3, with_special_rows=False)
     write_resume_csv(drops / SPACED_RESUME, n_queries=3, rounds=["1/1"], seed=4, with_special_rows=False)
     (drops / NONFINITE_RESUME).write_text(nonfinite_resume_csv(), encoding="utf-8")
     (drops / NONFINITE_RECRUIT).write_text(nonfinite_recruit_jsonl(), encoding="utf-8")
+    (drops / OVERSIZED_RECRUIT).write_text(oversized_recruit_jsonl(), encoding="utf-8")
     good = (drops / GOOD_RESUME).read_bytes()
     for relative in ("2026-02-30/resume_agent_feb30.csv", f"{NIGHT}/Resume_Agent_caps.CSV",
                      f"{NIGHT}/.resume_agent_hidden.csv"):

@@ -64,9 +64,9 @@ import adversarial  # noqa: E402
 from conftest import Warehouse  # noqa: E402
 
 
-WITHDRAWN = adversarial.NONFINITE_RECRUIT
+WITHDRAWN = adversarial.OVERSIZED_RECRUIT  # the poison pill the operator takes back
 ALL_SETS = (adversarial.GOOD_RESUME, adversarial.SPACED_RESUME, adversarial.NONFINITE_RESUME,
-            adversarial.NONFINITE_RECRUIT)
+            adversarial.NONFINITE_RECRUIT, adversarial.OVERSIZED_RECRUIT)
 SETS_OF_NIGHT = ("select set_id from marts.resume_set_scores union all "
                  "select set_id from marts.recruit_set_scores")
 
@@ -84,6 +84,8 @@ def night_state(wh: Warehouse) -> dict:
         "report": report.is_file(),
         "charts": sorted(p.name for p in report.parent.glob(report.stem + ".*.png")),
         "rejected_latest": wh.query("select source_file from ops.rejected_files where is_latest"),
+        "rejected_rows": wh.dicts("select source_file, line_number, reason, reason_detail, "
+                                  "length(raw_text) as n_raw_chars from ops.rejected_rows where is_current"),
         "published_sets": published_sets(wh),
     }
 
@@ -108,6 +110,8 @@ def nights(tmp_path_factory):
     withdrawal undone."""
     wh = Warehouse(tmp_path_factory.mktemp("poison"))
     adversarial.write_corpus(wh.drops)
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.setenv("AGENT_EVAL_MAX_RECORD_MB", adversarial.RECORD_LIMIT_MB)  # read by the loaders under dbt
     codes = [wh.build(reports=True)]
     states = [night_state(wh)]
     adversarial.remove_rejected(wh.drops)
@@ -121,6 +125,7 @@ def nights(tmp_path_factory):
                      str(wh.paths.db_path)]) == cli.EXIT_OK
     codes.append(wh.build(reports=True))
     states.append(night_state(wh))
+    monkeypatch.undo()
     return wh, codes, states
 
 
@@ -150,6 +155,19 @@ def test_non_finite_latencies_are_no_number_and_their_rows_are_scored(nights):
     assert recruit == {item: (None, 0) for item in adversarial.NONFINITE}
 
 
+def test_an_oversized_record_is_rejected_naming_the_limit_and_the_rest_of_its_file_loads(nights):
+    wh, _, states = nights
+    (row,) = [r for r in states[0]["rejected_rows"] if r["source_file"] == adversarial.OVERSIZED_RECRUIT]
+    assert (row["line_number"], row["reason"]) == (2, "record_too_large")
+    # 200,000 Hangul = 600,000 bytes + the record's other fields
+    assert row["reason_detail"].startswith("record_too_large: 0.6 MB, over the limit of 0.25 MB "
+                                           "(AGENT_EVAL_MAX_RECORD_MB)"), row
+    assert row["n_raw_chars"] < 2_100  # the start of the record is kept, not 600 KB
+    items = wh.query("select item_id from marts.recruit_item_scores where set_id = ?",
+                     [adversarial.OVERSIZED_RECRUIT])
+    assert items == [("i-small",)]
+
+
 def test_every_current_file_reconciles_and_every_good_set_is_in_the_marts(nights):
     wh, *_ = nights
     unbalanced = wh.query(
@@ -165,7 +183,7 @@ def test_the_morning_page_links_resolve_whatever_the_file_names(nights):
     page = next((wh.paths.reports_dir / "morning").glob("*.md"))
     text = page.read_text(encoding="utf-8")
     links = [target for target in __import__("re").findall(r"\]\(([^)\s]+)\)", text) if target.endswith(".md")]
-    assert len(links) == 4  # one per set of the night
+    assert len(links) == len(ALL_SETS)  # one per set of the night
     for target in links:
         assert (page.parent / unquote(target)).is_file(), target
     assert any("my%20file%20%28v2%29" in target for target in links)
@@ -189,7 +207,8 @@ def test_a_withdrawn_delivery_leaves_every_mart_history_and_report_and_keeps_its
     assert WITHDRAWN not in after["history_sets"]
     assert WITHDRAWN not in after["published_sets"]
     assert not after["report"] and after["charts"] == []
-    assert after["raw_rows_withdrawn"] == before["raw_rows_withdrawn"] == len(adversarial.NONFINITE)
+    assert after["raw_rows_withdrawn"] == before["raw_rows_withdrawn"] == 2  # the good line and the oversized one
+    assert after["rejected_rows"] == []  # its rejected row left with it: the night is clean
     (logged,) = [r for r in after["load_log"] if r["source_file"] == WITHDRAWN]  # the same bytes again: no new row
     assert (logged["is_withdrawn"], logged["is_current"]) == (True, False)
     assert logged["withdrawal_reason"] == "a test export, never a real run"
@@ -198,7 +217,8 @@ def test_a_withdrawn_delivery_leaves_every_mart_history_and_report_and_keeps_its
 
 def test_undoing_a_withdrawal_brings_the_delivery_back(nights):
     _, codes, (before, _, undone) = nights
-    assert codes[2] == cli.EXIT_OK
+    assert codes[2] == cli.EXIT_REJECTED  # the oversized line is current again
+    assert undone["rejected_rows"] == before["rejected_rows"]
     for key in ("sets", "item_sets", "history_sets", "published_sets", "charts", "raw_rows_withdrawn"):
         assert undone[key] == before[key], key
     assert undone["report"]
@@ -230,8 +250,9 @@ def test_the_build_after_an_interrupted_one_says_what_it_loaded(tmp_path, capsys
     out = capsys.readouterr().out
     n_rows = wh.query("select sum(n_valid_rows) from ops.file_reconciliation where is_current")[0][0]
     n_sets = wh.query("select count(*) from intermediate.int_sets__current")[0][0]
-    # good: 4 queries x 2 rounds; spaced: 3 x 1; non-finite resume 5 rows, recruit 4 lines
-    assert (n_rows, n_sets) == (4 * 2 + 3 * 1 + 5 + 4, 4)
+    # good: 4 queries x 2 rounds; spaced: 3 x 1; non-finite resume 5 rows, recruit 4 lines;
+    # the oversized file's 2 lines (under the default record limit of 8 MB)
+    assert (n_rows, n_sets) == (4 * 2 + 3 * 1 + 5 + 4 + 2, 5)
     assert "files this run: no new or changed files" in out
     assert f"rows this run: {n_rows} loaded, 0 rejected" in out
     assert f"sets built this run: {n_sets};" in out

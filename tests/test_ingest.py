@@ -258,3 +258,36 @@ def test_a_deleted_file_is_logged_once_as_removed_and_its_return_is_a_restore(tm
     (back,) = ingest.manifest_rows(tmp_path, history)
     assert (back["status"], back["duplicate_of"], back["sha256"]) == (
         "restored", "2026-11-01/resume_agent_a.csv", first[0]["sha256"])
+
+
+def test_a_multi_megabyte_csv_field_loads_under_the_default_record_limit():
+    big = "가" * (5 * 2**20 // 3)  # 5 MB of UTF-8: the csv module's own limit is 128 KB
+    text = HEADER + "\n" + row("r", "i", "q", "1", "질의", "", "", "1/1", big) + "\n"
+    (record,) = list(ingest.read_records(text, RESUME))
+    assert record.reject_reason is None and record.values["응답"] == big
+
+
+def test_records_over_the_limit_are_rejected_naming_it_and_keep_only_their_start(monkeypatch):
+    monkeypatch.setenv("AGENT_EVAL_MAX_RECORD_MB", "0.5")
+    small, big = "a" * 1000, "b" * (2**20)  # 1 MB
+    text = HEADER + "\n" + row("r", "i1", "q", "1", small) + "\n" + row("r", "i2", "q", "1", big) + "\n"
+    ok, too_big = ingest.read_records(text, RESUME)
+    assert ok.reject_reason is None
+    assert (too_big.line_number, too_big.values) == (3, None)
+    assert too_big.reject_reason == "record_too_large: 1.0 MB, over the limit of 0.5 MB (AGENT_EVAL_MAX_RECORD_MB)"
+    assert len(too_big.raw_text) < 2100 and too_big.raw_text.endswith("characters; cut]")
+    jsonl = '{"itemId": "a", "queryId": "q", "raw": "{}"}\n' + '{"itemId": "b", "queryId": "q", "raw": "' + big + '"}\n'
+    lines = list(ingest.read_records(jsonl, KINDS_BY_NAME["recruit_agent"]))
+    assert [r.reject_reason is None for r in lines] == [True, False]
+    assert lines[1].reject_reason.startswith("record_too_large: 1.0 MB")
+    dataset = ('{"test_cases": [{"id": "c1", "answer": "x", "contexts": ["c"]}, '
+               '{"id": "c2", "answer": "' + big + '", "contexts": ["c"]}]}')
+    cases = list(ingest.read_records(dataset, KINDS_BY_NAME["summary"]))
+    assert [(r.line_number, r.reject_reason is None) for r in cases] == [(0, True), (1, False)]
+    assert cases[1].reject_reason.startswith("record_too_large: 1.0 MB")
+
+
+def test_the_record_limit_setting_must_be_a_positive_number(monkeypatch):
+    monkeypatch.setenv("AGENT_EVAL_MAX_RECORD_MB", "lots")
+    with pytest.raises(ValueError, match="AGENT_EVAL_MAX_RECORD_MB='lots' is not a number of MB"):
+        ingest.max_record_mb()

@@ -228,8 +228,48 @@ class Record:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+# The largest data record loaded (a CSV record, a JSONL line, a JSON
+# dataset's case), in MB (2**20 bytes of UTF-8): a larger record is rejected
+# with a reason naming this setting. Large enough for a legitimate multi-MB
+# answer; small enough that no single record runs the build out of memory
+# (a 50 MB line did, in every model that parses or copies it).
+MAX_RECORD_ENV = "AGENT_EVAL_MAX_RECORD_MB"
+DEFAULT_MAX_RECORD_MB = 8
+# what a rejected oversized record keeps of its text (characters)
+OVERSIZED_TEXT_KEPT = 2000
+
+
+def max_record_mb() -> float:
+    value = os.environ.get(MAX_RECORD_ENV, "").strip()
+    try:
+        mb = float(value) if value else DEFAULT_MAX_RECORD_MB
+    except ValueError:
+        raise ValueError(f"{MAX_RECORD_ENV}={value!r} is not a number of MB") from None
+    if not mb > 0:
+        raise ValueError(f"{MAX_RECORD_ENV}={value!r} must be a positive number of MB")
+    return mb
+
+
+def max_record_bytes() -> int:
+    return int(max_record_mb() * 2**20)
+
+
+def too_large(size_bytes: int) -> str:
+    return (f"record_too_large: {size_bytes / 2**20:.1f} MB, over the limit of {max_record_mb():g} MB "
+            f"({MAX_RECORD_ENV})")
+
+
+def clipped(text: str) -> str:
+    """An oversized record's text as kept in raw history: its start, and its length."""
+    if len(text) <= OVERSIZED_TEXT_KEPT:
+        return text
+    return text[:OVERSIZED_TEXT_KEPT] + f"… [{len(text):,} characters; cut]"
+
+
 def _csv_reader(lines: Iterable[str]) -> Any:
-    """The pinned dialect: comma, double quote (doubled to escape), strict."""
+    """The pinned dialect: comma, double quote (doubled to escape), strict;
+    a field may be as large as the record limit."""
+    csv.field_size_limit(max(max_record_bytes(), 2**17))
     return csv.reader(iter(lines), delimiter=",", quotechar='"', strict=True)
 
 
@@ -290,6 +330,7 @@ def _csv_records(text: str, required: Sequence[str]) -> tuple[list[str], Iterato
     lines = list(io.StringIO(text, newline=""))
     reader = _csv_reader(lines)
     header = _read_header(reader, required)
+    limit = max_record_bytes()
 
     def records() -> Iterator[Record]:
         previous_end = reader.line_num
@@ -302,16 +343,24 @@ def _csv_records(text: str, required: Sequence[str]) -> tuple[list[str], Iterato
             except csv.Error as err:
                 end = max(reader.line_num, start)
                 previous_end = end
+                raw = "".join(lines[start - 1 : end])
+                oversized = "field larger than field limit" in str(err)
                 yield Record(
                     line_number=start,
                     values=None,
-                    raw_text="".join(lines[start - 1 : end]),
-                    reject_reason=f"malformed_csv: {err}",
+                    raw_text=clipped(raw) if oversized else raw,
+                    reject_reason=too_large(len(raw.encode())) if oversized else f"malformed_csv: {err}",
                 )
                 continue
             end = reader.line_num
             previous_end = end
             if not row:  # a blank line is not a data record
+                continue
+            size = sum(len(line) for line in lines[start - 1 : end])
+            if size * 4 > limit and len("".join(lines[start - 1 : end]).encode()) > limit:
+                raw = "".join(lines[start - 1 : end])
+                yield Record(line_number=start, values=None, raw_text=clipped(raw),
+                             reject_reason=too_large(len(raw.encode())))
                 continue
             if len(row) != len(header):
                 yield Record(
@@ -330,9 +379,13 @@ def _csv_records(text: str, required: Sequence[str]) -> tuple[list[str], Iterato
 
 
 def _jsonl_records(text: str, required: Sequence[str]) -> Iterator[Record]:
+    limit = max_record_bytes()
     for number, line in enumerate(io.StringIO(text, newline=""), start=1):
         stripped = line.strip()
         if not stripped:
+            continue
+        if len(stripped) * 4 > limit and len(stripped.encode()) > limit:
+            yield Record(number, None, clipped(line), too_large(len(stripped.encode())))
             continue
         try:
             value = json.loads(stripped)
@@ -375,6 +428,7 @@ def _json_records(text: str, kind: DropKind) -> Iterator[Record]:
         document.get(kind.records_key), list
     ):
         raise RejectedFile(f"not a valid dataset: no '{kind.records_key}' list")
+    limit = max_record_bytes()
     for index, item in enumerate(document[kind.records_key]):
         if not isinstance(item, dict):
             raise RejectedFile(f"not a valid dataset: {kind.records_key}[{index}] is not an object")
@@ -384,6 +438,10 @@ def _json_records(text: str, kind: DropKind) -> Iterator[Record]:
                 f"not a valid dataset: {kind.records_key}[{index}] lacks "
                 + ", ".join(missing)
             )
+        size = len(json.dumps(item, ensure_ascii=False).encode())
+        if size > limit:
+            yield Record(index, None, clipped(json.dumps(item, ensure_ascii=False)), too_large(size))
+            continue
         yield Record(index, item)
 
 
