@@ -291,3 +291,16 @@ def test_the_record_limit_setting_must_be_a_positive_number(monkeypatch):
     monkeypatch.setenv("AGENT_EVAL_MAX_RECORD_MB", "lots")
     with pytest.raises(ValueError, match="AGENT_EVAL_MAX_RECORD_MB='lots' is not a number of MB"):
         ingest.max_record_mb()
+
+
+def test_a_csv_record_over_a_low_limit_is_not_loaded_by_duckdbs_reader(tmp_path, monkeypatch):
+    """Below read_csv's own 2 MB line limit, DuckDB would load a record the
+    exact parser rejects: the record limit is DuckDB's too, so the file
+    takes the exact parser and the record is rejected."""
+    monkeypatch.setenv("AGENT_EVAL_MAX_RECORD_MB", "0.5")
+    big = "b" * 2**20  # 1 MB, under DuckDB's default 2 MB line size
+    _write(tmp_path, "2026-11-01/resume_agent_a.csv",
+           (HEADER + "\n" + row("r", "i1", "q", "1") + "\n" + row("r", "i2", "q", "1", big) + "\n").encode())
+    (observed,) = ingest.manifest_rows(tmp_path)
+    assert (observed["status"], observed["n_data_records"], observed["loader"]) == ("loaded", 2, "python")
+    assert observed["loader_note"].endswith("CSV Error on Line: 3"), observed["loader_note"]  # the 1 MB record

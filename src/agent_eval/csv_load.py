@@ -252,13 +252,23 @@ def _sql_ident(value: str) -> str:
     return '"' + value.replace('"', '""') + '"'
 
 
+# read_csv's own default max_line_size (bytes); larger would also grow its buffers
+DUCKDB_MAX_LINE_SIZE = 2 * 2**20
+
+
 def read_csv_sql(path: Path, n_columns: int) -> str:
-    """``read_csv`` with every dialect option pinned: no sniffing, all text."""
+    """``read_csv`` with every dialect option pinned: no sniffing, all text.
+    A record longer than the record limit (``ingest.max_record_bytes``)
+    fails DuckDB's reader, so the file takes the exact parser, which
+    rejects that record with its reason: the limit holds on both paths."""
+    from agent_eval.ingest import max_record_bytes  # ingest imports this module
+
     columns = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(n_columns))
     return (
         f"read_csv({_sql_str(str(path))}, delim = ',', quote = '\"', escape = '\"', "
         "header = true, skip = 0, auto_detect = false, strict_mode = true, "
         "null_padding = false, ignore_errors = false, encoding = 'utf-8', "
+        f"max_line_size = {min(max_record_bytes(), DUCKDB_MAX_LINE_SIZE)}, "
         f"columns = {{{columns}}})"
     )
 

@@ -356,12 +356,15 @@ def _csv_records(text: str, required: Sequence[str]) -> tuple[list[str], Iterato
             previous_end = end
             if not row:  # a blank line is not a data record
                 continue
-            size = sum(len(line) for line in lines[start - 1 : end])
-            if size * 4 > limit and len("".join(lines[start - 1 : end]).encode()) > limit:
+            # UTF-8 takes at most 4 bytes a character: encode only a record
+            # that may be over the limit
+            if sum(len(line) for line in lines[start - 1 : end]) * 4 > limit:
                 raw = "".join(lines[start - 1 : end])
-                yield Record(line_number=start, values=None, raw_text=clipped(raw),
-                             reject_reason=too_large(len(raw.encode())))
-                continue
+                size = len(raw.encode())
+                if size > limit:
+                    yield Record(line_number=start, values=None, raw_text=clipped(raw),
+                                 reject_reason=too_large(size))
+                    continue
             if len(row) != len(header):
                 yield Record(
                     line_number=start,
@@ -384,8 +387,9 @@ def _jsonl_records(text: str, required: Sequence[str]) -> Iterator[Record]:
         stripped = line.strip()
         if not stripped:
             continue
-        if len(stripped) * 4 > limit and len(stripped.encode()) > limit:
-            yield Record(number, None, clipped(line), too_large(len(stripped.encode())))
+        size = len(stripped.encode()) if len(stripped) * 4 > limit else 0  # as in _csv_records
+        if size > limit:
+            yield Record(number, None, clipped(line), too_large(size))
             continue
         try:
             value = json.loads(stripped)
@@ -438,9 +442,10 @@ def _json_records(text: str, kind: DropKind) -> Iterator[Record]:
                 f"not a valid dataset: {kind.records_key}[{index}] lacks "
                 + ", ".join(missing)
             )
-        size = len(json.dumps(item, ensure_ascii=False).encode())
+        text = json.dumps(item, ensure_ascii=False)
+        size = len(text.encode()) if len(text) * 4 > limit else 0  # as in _csv_records
         if size > limit:
-            yield Record(index, None, clipped(json.dumps(item, ensure_ascii=False)), too_large(size))
+            yield Record(index, None, clipped(text), too_large(size))
             continue
         yield Record(index, item)
 
