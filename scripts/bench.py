@@ -492,12 +492,10 @@ class Bench:
         with ``keep``, the warehouse as the last build left it), build, and
         keep what dbt reports of the first build of this name."""
         stage(self.drops, self.layouts[layout])
-        if keep:
-            pass
-        elif template is None:
-            fresh(self.db)
-        else:
+        if template is not None:
             copy_db(template, self.db)
+        elif not keep:
+            fresh(self.db)
         run = self.timed(name, cmd)
         self.note_nodes(name, self.work / "dbt" / "target")
         return run

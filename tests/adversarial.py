@@ -51,10 +51,15 @@ def nonfinite_resume_csv() -> str:
     return render_csv(rows)
 
 
+def recruit_template() -> str:
+    """The first record of the recruit fixture, as a JSONL line."""
+    return (FIXTURES / "recruit_basic" / NIGHT / "recruit_agent_basic.jsonl").read_text(
+        encoding="utf-8").splitlines()[0]
+
+
 def nonfinite_recruit_jsonl() -> str:
     """The first record of the recruit fixture, once per non-finite latency_ms."""
-    template = (FIXTURES / "recruit_basic" / NIGHT / "recruit_agent_basic.jsonl").read_text(
-        encoding="utf-8").splitlines()[0]
+    template = recruit_template()
     lines = []
     for item, literal in NONFINITE.items():
         record = json.loads(template)
@@ -67,8 +72,7 @@ def nonfinite_recruit_jsonl() -> str:
 
 
 def oversized_recruit_jsonl() -> str:
-    template = (FIXTURES / "recruit_basic" / NIGHT / "recruit_agent_basic.jsonl").read_text(
-        encoding="utf-8").splitlines()[0]
+    template = recruit_template()
     good, big = json.loads(template), json.loads(template)
     good.update(itemId="i-small", queryId="Q-small")
     big.update(itemId="i-big", queryId="Q-big")
