@@ -684,6 +684,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     n_big = queries(args.rows) * len(ROUNDS)
     n_inc = queries(args.incremental_rows) * len(ROUNDS)
     load = [os.getloadavg()[0]]
+    speed_before = machine_speed()
     samples_db = first_runs(bench)
     checked: dict[str, Any] = {}
     for i in range(args.runs):
@@ -692,6 +693,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         checked = checked or found
         load.append(os.getloadavg()[0])
     fresh(bench.db)
+    speed_after = machine_speed()
     scale = (run_scale(bench, args.scale, args.seed, n_big, args.scale_runs or args.runs)
              if args.scale else None)
     figures = {name: median_run(runs) for name, runs in bench.results.items()}
@@ -703,6 +705,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
                        "worked_example_lines": worked_example_lines(),
                        "scale": args.scale or []},
         "machine": machine(),
+        "machine_speed_s": [speed_before, speed_after],
         "load_average_1min": load,
         "versions": versions(),
         "figures": figures,
@@ -808,6 +811,20 @@ def scale_targets(scale: dict[str, Any] | None) -> list[Target]:
 # ---------------------------------------------------------------------------
 
 
+def machine_speed(runs: int = 3) -> float:
+    """Median wall seconds of `import dbt.cli.main` in a fresh interpreter: a calibration.
+
+    The same code measures differently when the (shared, virtual) machine is slower; recording
+    this next to the figures lets two runs of the benchmark be compared honestly.
+    """
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import dbt.cli.main"], check=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
 def machine() -> dict[str, Any]:
     info: dict[str, Any] = {"cores": os.cpu_count(), "platform": platform.platform()}
     try:
@@ -888,6 +905,9 @@ def render_header(data: dict[str, Any]) -> list[str]:
         "`dbt build --exclude-resource-type unit_test` (models and data tests) with partial parsing "
         "warm, as a nightly job runs, except the plain `dbt build` a user types (the project's default "
         "selection); `agent-eval` commands run from the shell (`.venv/bin/agent-eval`)",
+        "- machine speed (calibration: median wall time of `python -c 'import dbt.cli.main'`, "
+        "before the runs and after them; the same code is slower when this is): "
+        + " s, ".join(f"{x:.2f}" for x in data.get("machine_speed_s", [])) + " s",
         "- 1-minute load average during the runs: " + ", ".join(f"{x:.1f}" for x in load)
         + (" (the machine was shared: wall times are inflated, CPU times less so)"
            if max(load) > m["cores"] else ""),
