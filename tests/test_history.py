@@ -50,7 +50,7 @@ from conftest import FIXTURES, PARSE_STATE, PROJECT_DIR
 
 SERIES = "resume_agent_hist.csv"
 N1, N2, N3 = (f"{d}/{SERIES}" for d in ("2026-11-10", "2026-11-11", "2026-11-12"))
-T7 = 2.364624
+T7 = 2.3646242510  # t(0.975, 7), to 10 digits (any t table; scipy.stats.t.ppf(0.975, 7))
 APPROX = {"rel": 1e-9, "abs": 1e-12}
 
 
