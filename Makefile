@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 DBT := $(BIN)/dbt
 export DBT_PROFILES_DIR := $(CURDIR)
 
-.PHONY: setup demo test test-fast lint build docs bench readme-chart clean
+.PHONY: setup browser demo serve test test-fast lint build docs bench readme-chart clean
 
 $(BIN)/agent-eval: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +18,24 @@ setup: $(BIN)/agent-eval
 demo: setup
 	$(BIN)/agent-eval demo
 
-test: setup
+# The web viewer on what `make demo` published: http://127.0.0.1:8765/
+serve: setup
+	$(BIN)/agent-eval serve --demo
+
+# The browser the viewer's browser test drives (tests/test_viewer.py):
+# Debian's Chromium, through Playwright with executable_path (Playwright's own
+# browser download cannot work offline). Installed as root with apt, once.
+CHROMIUM ?= /usr/bin/chromium
+browser:
+	@if [ ! -x "$(CHROMIUM)" ]; then \
+	  echo "make browser: installing Debian's chromium (apt-get, as root)"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
+	fi
+	@"$(CHROMIUM)" --version
+
+test: setup browser
 	$(BIN)/sqlfluff lint --processes 2 models macros tests/dbt
 	$(BIN)/python -m pytest -n 2 --dist loadfile --durations 15
 
@@ -34,10 +51,12 @@ build: setup
 bench: setup
 	$(BIN)/python scripts/bench.py --out BENCHMARKS.md
 
-# The chart shown in the README (section "Charts"), from the bundled samples.
-readme-chart: demo
+# The images shown in the README ("Charts", "The morning summary", "Browsing
+# the results"), from the bundled samples.
+readme-chart: demo browser
 	cp reports/demo/resume_agent/2026-11-01/resume_agent_nightly.latency_hist.png docs/img/resume_agent_latency_hist.png
 	cp reports/demo/morning/2026-11-02.overview.png docs/img/morning_overview.png
+	$(BIN)/python scripts/viewer_screenshot.py warehouse/published/demo.duckdb docs/img/viewer_overview.png
 
 docs: setup
 	$(DBT) docs generate --project-dir .

@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import os
 import platform
 import random
@@ -62,6 +63,8 @@ TARGETS = {
     "evaluate_s": 3.0,
     "demo_s": 20.0,
     "scale_marginal_spread": 1.25,  # largest / smallest marginal wall per row
+    "viewer_items_p95_ms": 300.0,  # issue 15
+    "viewer_overview_p95_ms": 200.0,
 }
 BOUND_EXPLAINED_ABOVE = 3.0  # say what bounds the full build above this many floors
 RSS_MARGIN_MIB = 512.0  # dbt's own Python beside DuckDB's buffer pool
@@ -302,6 +305,71 @@ def floor_main(csv_path: str, result_path: str) -> None:
 # ---------------------------------------------------------------------------
 # Warehouses and what dbt reports
 # ---------------------------------------------------------------------------
+
+
+VIEWER_REQUESTS = 50
+
+
+def viewer_requests(set_id: str, rounds: list[str]) -> list[str]:
+    """VIEWER_REQUESTS item-table URLs of the big set with varied filters,
+    sorts, searches and pages (what people click), in a fixed order."""
+    from urllib.parse import quote
+
+    filters = ["", "status=error", "status=partial", "result=fail", "result=pass", "status=empty",
+               "q=%EB%B6%84%EC%84%9D", "q=no-such-text", "sort=latency_sec&dir=desc", "segment=3"]
+    filters += [f"round={quote(r)}" for r in rounds]
+    pages = ["", "&page=2", "&page=200", "&per_page=200&page=50"]
+    base = f"/set?id={quote(set_id)}"
+    urls = []
+    i = 0
+    while len(urls) < VIEWER_REQUESTS:
+        f = filters[i % len(filters)]
+        urls.append(base + (f"&{f}" if f else "") + pages[(i // len(filters)) % len(pages)])
+        i += 1
+    return urls
+
+
+def viewer_main(db_path: str, result_path: str) -> None:
+    """Server time of the viewer's pages on the big warehouse (the Flask test
+    client: request parsing, queries and rendering, no network)."""
+    from urllib.parse import quote
+
+    import duckdb as _duckdb
+
+    from agent_eval.viewer import create_app
+
+    with _duckdb.connect(db_path, read_only=True) as con:
+        set_id, = con.execute("select set_id from marts.resume_item_scores group by set_id "
+                              "order by count(*) desc limit 1").fetchone()
+        rounds = [r[0] for r in con.execute("select round from marts.resume_round_scores where set_id = ? "
+                                            "order by round_order", [set_id]).fetchall()]
+        lines = con.execute("select min(line_number), quantile_disc(line_number, 0.5), max(line_number) "
+                            "from marts.resume_item_scores where set_id = ?", [set_id]).fetchone()
+    client = create_app(Path(db_path)).test_client()
+
+    def timed(url: str) -> float:
+        start = time.perf_counter()
+        response = client.get(url)
+        seconds = time.perf_counter() - start
+        if response.status_code != 200:
+            raise SystemExit(f"viewer: {url} answered {response.status_code}")
+        return seconds
+
+    timed("/")  # the first request opens the snapshot
+    items = [timed(url) for url in viewer_requests(set_id, rounds)]
+    overview = [timed("/") for _ in range(20)]
+    item = [timed(f"/item?set={quote(set_id)}&line={line}") for line in lines]
+
+    def pct(values: list[float], q: float) -> float:
+        ordered = sorted(values)
+        return ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)] * 1000
+
+    Path(result_path).write_text(json.dumps({
+        "set_id": set_id, "n_items_requests": len(items),
+        "items_p50_ms": pct(items, 0.5), "items_p95_ms": pct(items, 0.95), "items_max_ms": max(items) * 1000,
+        "overview_p50_ms": pct(overview, 0.5), "overview_p95_ms": pct(overview, 0.95),
+        "item_page_max_ms": max(item) * 1000,
+    }))
 
 
 def dbt_env(work: Path, db: Path, drops: Path) -> dict[str, str]:
@@ -581,6 +649,9 @@ def one_round(bench: Bench, i: int, big_csv: Path, samples_db: Path, n_big: int,
         check_marts_against_floor(bench.db, checked["floor_result"], n_big)
         checked["full_build_tables"] = largest_tables(bench.db)
         copy_db(bench.db, template)
+        viewer_json = bench.runs_dir / "viewer.json"
+        subprocess.run([sys.executable, __file__, "_viewer", str(template), str(viewer_json)], check=True)
+        checked["viewer"] = json.loads(viewer_json.read_text())
     bench.build("incremental", "incremental", template=template)
     if i == 0:
         expect_scored_rows(bench.db, n_big + n_inc, "after the increment")
@@ -749,7 +820,7 @@ class Target:
     holds: bool | None  # None: not measured by this invocation
 
 
-UNITS = {"s": "{:.2f} s", "×": "{:.2f} ×", "MiB": "{:.0f} MiB"}
+UNITS = {"s": "{:.2f} s", "×": "{:.2f} ×", "MiB": "{:.0f} MiB", "ms": "{:.0f} ms"}
 
 
 def at_most(key: str, label: str, value: float, limit: float, unit: str, note: str = "") -> Target:
@@ -779,7 +850,23 @@ def targets(data: dict[str, Any]) -> list[Target]:
         at_most("5", "5. `agent-eval demo` (the build step of `make demo`), venv installed, partial parse warm",
                 f["demo"]["wall_s"], t["demo_s"], "s",
                 f" (of which dbt: {demo_dbt:.2f} s; first run, cold parse: {f['demo_cold']['wall_s']:.2f} s)"),
+        *viewer_targets(data.get("viewer")),
         *scale_targets(data["scale"]),
+    ]
+
+
+def viewer_targets(viewer: dict[str, Any] | None) -> list[Target]:
+    """Issue 15: server time of the viewer's pages on the big warehouse."""
+    if not viewer:
+        return []
+    return [
+        at_most("v1", f"viewer: item table of the {viewer['set_id']} set, p95 server time over "
+                f"{viewer['n_items_requests']} requests with varied filters, sorts, searches and pages",
+                viewer["items_p95_ms"], TARGETS["viewer_items_p95_ms"], "ms",
+                f" (p50 {viewer['items_p50_ms']:.0f} ms, max {viewer['items_max_ms']:.0f} ms; "
+                f"an item page at most {viewer['item_page_max_ms']:.0f} ms)"),
+        at_most("v2", "viewer: overview page, p95 server time over 20 requests", viewer["overview_p95_ms"],
+                TARGETS["viewer_overview_p95_ms"], "ms", f" (p50 {viewer['overview_p50_ms']:.0f} ms)"),
     ]
 
 
@@ -930,7 +1017,7 @@ def verdict(holds: bool | None) -> str:
 
 def render_targets(data: dict[str, Any]) -> list[str]:
     r = data["ratios"]
-    lines = ["", "## Targets", "", "Issue 14; each limit on the median wall time unless it says otherwise.", "",
+    lines = ["", "## Targets", "", "Issues 14 and 15; each limit on the median wall time unless it says otherwise.", "",
              "| target | measured | |", "| --- | ---: | --- |"]
     lines += [f"| {t['label']} | {t['measured']} | {verdict(t['holds'])} |" for t in data["targets"]]
     return lines + ["", f"Without dbt's fixed cost (the build with no drop file), the full build is "
@@ -1061,6 +1148,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["_floor"]:
         floor_main(argv[1], argv[2])
+        return 0
+    if argv[:1] == ["_viewer"]:
+        viewer_main(argv[1], argv[2])
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=1_000_000, help="rows of the big drop")

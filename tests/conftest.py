@@ -19,6 +19,7 @@ from agent_eval.project import Paths, find_project_dir
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PROJECT_DIR = find_project_dir(Path(__file__).parent)
+SAMPLE_DROPS = PROJECT_DIR / "data" / "drops"  # the bundled sample drops: fixture name "samples"
 # dbt's saved parse state, shared by every test warehouse (they all name
 # their file warehouse.duckdb, so dbt's state check agrees): a new warehouse
 # starts from it instead of parsing the project again. dbt re-parses what
@@ -56,7 +57,10 @@ class Warehouse:
         return self.paths.drops_dir
 
     def add_fixture(self, name: str) -> None:
-        shutil.copytree(FIXTURES / name, self.drops, dirs_exist_ok=True)
+        """Copy fixture drops ``tests/fixtures/<name>`` (``samples``: the bundled
+        sample drops, data/drops) into the drops folder."""
+        source = SAMPLE_DROPS if name == "samples" else FIXTURES / name
+        shutil.copytree(source, self.drops, dirs_exist_ok=True)
 
     def build(self, *, full_refresh: bool = False, reports: bool = False, data_tests: bool = True) -> int:
         """cmd_build without dbt unit tests; ``data_tests=False`` also leaves

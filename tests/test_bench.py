@@ -20,7 +20,7 @@ FIGURES = ("floor", "full", "incremental", "unchanged", "small", "empty", "plain
            "report_unchanged", "evaluate_cold", "evaluate", "demo_cold", "demo")
 BUILDS = ("full", "incremental", "unchanged", "small", "empty", "plain_first", "plain", "demo_cold", "demo",
           "scale 120")
-TARGETS = ("1a", "1b", "2a", "2b", "3", "3m", "4", "5", "7m", "7l")
+TARGETS = ("1a", "1b", "2a", "2b", "3", "3m", "4", "5", "v1", "v2", "7m", "7l")
 
 
 @pytest.mark.dbt
@@ -41,6 +41,11 @@ def test_bench_smoke_run_produces_every_figure(tmp_path):
         assert figure["runs"] == 1
         assert figure["wall_s"] > 0 and figure["cpu_s"] > 0 and figure["peak_rss_mib"] > 0, name
     assert set(data["ratios"]) >= {"full_over_floor", "incremental_over_empty", "full_peak_rss_mib"}
+    # the viewer's server times on the full build's warehouse (issue 15)
+    viewer = data["viewer"]
+    assert viewer["n_items_requests"] == 50
+    assert 0 < viewer["items_p50_ms"] <= viewer["items_p95_ms"] <= viewer["items_max_ms"]
+    assert viewer["overview_p95_ms"] > 0 and viewer["item_page_max_ms"] > 0
     # the floor's per-round figures: 3 rounds of 20 rows
     assert [row[:2] for row in data["floor_result"]] == [["1/1", 20], ["2/1", 20], ["3/1", 20]]
     # every build's nodes, counted from its run_results.json

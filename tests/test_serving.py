@@ -509,3 +509,33 @@ def test_a_refused_publish_leaves_the_served_files_as_they_were(tmp_path):
     assert os.readlink(last.parquet_dir) != before[1]
     assert len(os.listdir(paths.publish_dir / f".{paths.published_parquet.name}.versions")) == 2
     assert pl.read_parquet(last.parquet_dir / "good" / "*.parquet").to_dicts() == [{"n": 1}]
+
+
+def test_publish_command_publishes_what_a_plain_dbt_build_left(built):
+    """`agent-eval publish` after a plain `dbt build` (which never publishes):
+    the same tables and rows as the working database; refused after a failed
+    dbt run unless --force, and the served file is then untouched."""
+    from agent_eval import cli
+
+    wh, code = built("basic")
+    assert code == EXIT_REJECTED
+    shutil.rmtree(wh.paths.publish_dir)
+    assert cli.cmd_publish(wh.paths) == cli.EXIT_OK
+    with duckdb.connect(str(wh.paths.published_db), read_only=True) as pub:
+        listed = pub.execute("select schema_name, table_name, n_rows from ops.published_tables "
+                             "where table_name <> 'published_tables'").fetchall()
+    assert len(listed) > 30
+    with duckdb.connect(str(wh.paths.db_path), read_only=True) as work:
+        for schema, table, n_rows in listed:
+            assert work.execute(f'select count(*) from "{schema}"."{table}"').fetchone()[0] == n_rows, table
+
+    results = wh.paths.target_dir / "run_results.json"
+    data = json.loads(results.read_text(encoding="utf-8"))
+    data["results"][0]["status"] = "error"
+    results.write_text(json.dumps(data), encoding="utf-8")
+    served = hashlib.sha256(wh.paths.published_db.read_bytes()).hexdigest()
+    assert cli.cmd_publish(wh.paths) == cli.EXIT_FAILED
+    assert hashlib.sha256(wh.paths.published_db.read_bytes()).hexdigest() == served
+    assert cli.cmd_publish(wh.paths, force=True) == cli.EXIT_OK
+    results.unlink()
+    assert cli.cmd_publish(wh.paths) == cli.EXIT_USAGE  # no run results: nothing known about the build

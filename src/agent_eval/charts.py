@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextvars
 import functools
 import hashlib
-import importlib.util
 import io
 import json
 import math
@@ -48,27 +47,9 @@ from matplotlib.text import Text
 from matplotlib.ticker import MaxNLocator
 from PIL import Image
 
+from agent_eval.fonts import font_path
+
 # ---------------------------------------------------------------- font
-
-FONT_PACKAGE = "koreanize_matplotlib"
-FONT_FILE = Path("fonts") / "NanumGothic.ttf"
-
-
-def font_path() -> Path:
-    """The TrueType file all chart text is set in (NanumGothic).
-
-    Located without importing koreanize_matplotlib: importing it restyles
-    matplotlib globally, which the charts do not want.
-    """
-    spec = importlib.util.find_spec(FONT_PACKAGE)
-    locations = list(spec.submodule_search_locations or []) if spec else []
-    path = Path(locations[0]) / FONT_FILE if locations else None
-    if path is None or not path.is_file():
-        raise FileNotFoundError(
-            f"the chart font {FONT_FILE.name} was not found; install the project's "
-            "dependencies (pip install -e .), which include koreanize-matplotlib"
-        )
-    return path
 
 
 def font_family() -> str:

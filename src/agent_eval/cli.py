@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -97,6 +98,30 @@ def build_parser() -> argparse.ArgumentParser:
                     "every file under it), as in ops.load_log.source_file")
     wd.add_argument("--reason", required=True, help="why (kept in operator.withdrawals with who and when)")
     wd.add_argument("--undo", action="store_true", help="restore a withdrawn delivery instead")
+    pub = sub.add_parser(
+        "publish",
+        help="publish the working warehouse as it is (after a plain `dbt build`): same checks, atomic swap",
+        description="Copy the marts, ops and rubric tables of the working warehouse to the published "
+        "DuckDB file and Parquet folders, as `agent-eval build` does after dbt. Refuses when dbt's last "
+        "run (run_results.json) failed, other than a quality gate, unless --force.",
+    )
+    _common(pub)
+    pub.add_argument("--force", action="store_true",
+                     help="publish even though dbt's last run failed (what it left is published)")
+    srv = sub.add_parser(
+        "serve",
+        help="browse the published file in a web viewer (read-only; http://127.0.0.1:8765 by default)",
+        description="Start the web viewer on the published DuckDB file: overview, series, sets, items, "
+        "summary, engagement and compare pages. Read-only; a nightly build publishing meanwhile is "
+        "picked up by the next request. Binding beyond loopback requires $AGENT_EVAL_SERVE_TOKEN.",
+    )
+    _common(srv)
+    srv.add_argument("--host", default="127.0.0.1",
+                     help="address to bind (default 127.0.0.1; any other needs AGENT_EVAL_SERVE_TOKEN)")
+    srv.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
+    srv.add_argument("--threads", type=int, default=4, help="request threads (default 4)")
+    srv.add_argument("--demo", action="store_true",
+                     help="serve what `agent-eval demo` published (warehouse/published/demo.duckdb)")
     _evaluate_parser(sub)
     return parser
 
@@ -304,6 +329,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     for stale in (paths.db_path, paths.db_path.with_name(paths.db_path.name + ".wal")):
         stale.unlink(missing_ok=True)
     code = cmd_build(paths)
+    if code in (EXIT_OK, EXIT_REJECTED, EXIT_GATE_FAILED):
+        serve = ("agent-eval serve --demo" if not (args.db or args.published) else
+                 f"agent-eval serve --db {paths.db_path}" + (f" --published {args.published}" if args.published else ""))
+        print(f"demo: browse the results: `{serve}` (or `make serve`), then open http://127.0.0.1:8765/")
     if code == EXIT_REJECTED:
         print("demo: the rejections above are the sample's deliberate bad input.")
         return EXIT_OK
@@ -437,6 +466,87 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_publish(paths: Paths, force: bool = False) -> int:
+    """Publish the working warehouse as it stands: for operators who run plain
+    `dbt build` (which never publishes). The same code and checks as the
+    publish step of `agent-eval build`; dbt's last run must have succeeded
+    (a failing quality gate aside, as in `build`)."""
+    from agent_eval import publish
+
+    if not paths.db_path.is_file():
+        print(f"agent-eval publish: no warehouse at {paths.db_path}: run `dbt build` first", file=sys.stderr)
+        return EXIT_USAGE
+    if refused_for_lock(paths):
+        return EXIT_USAGE
+    failed = gates.failed_nodes(paths.target_dir)
+    if failed is None:
+        print(f"agent-eval publish: no dbt run results in {paths.target_dir}: run `dbt build` first",
+              file=sys.stderr)
+        return EXIT_USAGE
+    broken = [node for node in failed if node != gates.GATE_TEST]
+    if broken and not force:
+        print(f"agent-eval publish: dbt's last run failed ({len(broken)} node(s): {', '.join(broken[:5])}"
+              f"{', ...' if len(broken) > 5 else ''}); nothing published, {paths.published_db} is unchanged. "
+              "Fix the failure and build again, or publish what is there with --force.", file=sys.stderr)
+        return EXIT_FAILED
+    try:
+        published = publish.publish(paths)
+    except publish.PublishError as err:
+        print(f"agent-eval publish: FAILED (the previous published files are unchanged): {err}", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"published: {published.db_path} ({len(published.tables)} tables, DuckDB 1.4 format)")
+    print(f"parquet:   {published.parquet_dir}/<table>/{publish.PARQUET_FILE}")
+    return EXIT_OK
+
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+MIN_TOKEN_CHARS = 16
+
+
+def serve_token(host: str) -> tuple[str | None, str | None]:
+    """(token, refusal): the viewer's token from AGENT_EVAL_SERVE_TOKEN; beyond
+    loopback a token of at least MIN_TOKEN_CHARS characters is required."""
+    token = os.environ.get("AGENT_EVAL_SERVE_TOKEN") or None
+    if host not in LOOPBACK and (token is None or len(token) < MIN_TOKEN_CHARS):
+        return None, (f"binding {host} (beyond this machine) needs a token: set AGENT_EVAL_SERVE_TOKEN to a "
+                      f"secret of at least {MIN_TOKEN_CHARS} characters (e.g. `python -c 'import secrets; "
+                      "print(secrets.token_urlsafe(24))'`)")
+    return token, None
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """The web viewer on the published file, until Ctrl-C."""
+    from urllib.parse import quote
+
+    import waitress
+
+    from agent_eval.viewer import create_app
+
+    token, refusal = serve_token(args.host)
+    if refusal:
+        print(f"agent-eval serve: {refusal}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.demo:
+        base = resolve_paths(project_dir=args.project_dir)
+        published = base.project_dir / "warehouse" / "published" / "demo.duckdb"
+    else:
+        published = _paths(args).published_db
+    if not published.is_file():
+        print(f"agent-eval serve: no published file at {published} yet; the viewer answers 503 until a "
+              "build publishes one (`agent-eval build`, or `agent-eval demo` with --demo)", file=sys.stderr)
+    server = waitress.create_server(create_app(published, token=token), host=args.host, port=args.port,
+                                    threads=args.threads, ident="agent-eval")
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    url = f"http://{host}:{server.effective_port}/" + (f"?token={quote(token)}" if token else "")
+    print(f"agent-eval serve: {published} (read-only)")
+    print(f"agent-eval serve: open {url}   (Ctrl-C stops)", flush=True)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    return EXIT_OK
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -456,6 +566,10 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_export(_paths(args), args.out, args.sets)
         if args.command == "evaluate":
             return cmd_evaluate(args)
+        if args.command == "serve":
+            return cmd_serve(args)
+        if args.command == "publish":
+            return cmd_publish(_paths(args), args.force)
         if args.command == "withdraw":
             return cmd_withdraw(_paths(args), args.source_file, args.reason, args.undo)
     except FileNotFoundError as err:

@@ -72,9 +72,9 @@ final as (
 
     select
         all_items.*,
-        all_items.stability_score >= pass_rules.min_stability_score
-        and all_items.accuracy_score >= pass_rules.min_accuracy_score
-            as is_pass
+        {{ passes_item_rule(
+            'all_items.stability_score', 'all_items.accuracy_score', 'pass_rules'
+        ) }} as is_pass
     from all_items
     inner join pass_rules
         on all_items.agent = pass_rules.agent

@@ -324,6 +324,7 @@ final as (
         query_text,
         expected_result,
         assistant_message,
+        raw_json,
         loaded_at
     from scored
 

@@ -172,6 +172,7 @@ final as (
         expected_result,
         assistant_message,
         response_text,
+        raw_json,
         error_text,
         raw_error_text,
         n_data_ui,

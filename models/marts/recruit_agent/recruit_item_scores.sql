@@ -13,50 +13,63 @@ items as (
 
 ),
 
+pass_rules as (
+
+    select * from {{ ref('history_pass_rules') }}
+    where agent = 'recruit_agent'
+
+),
+
 final as (
 
     select
-        set_id,
-        file_sha256,
-        source_file,
-        cast(drop_date as date) as drop_date,
-        line_number,
-        run_id,
-        item_id,
-        query_id,
-        round,
-        round_order,
-        category,
-        status,
-        status_reason,
-        raw_json_valid,
-        error_message,
-        intent_verdict,
-        intent_verdict_state,
-        intent_source,
-        cast(intent_score as double) as intent_score,
-        check_source,
-        n_checks,
-        n_checks_passed,
-        n_checks_invalid,
-        accuracy_ratio,
-        accuracy_reason,
-        cast(accuracy_score as double) as accuracy_score,
-        intent_label,
-        intent_label_source,
-        intent_label_state,
-        ui_signature,
-        cast(n_data_ui as bigint) as n_data_ui,
-        latency_class,
-        latency_class_state,
-        latency_source,
-        latency_sec,
-        latency_rubric,
-        latency_score,
-        cast(stability_score as double) as stability_score,
-        query_text,
-        assistant_message
+        items.set_id,
+        items.file_sha256,
+        items.source_file,
+        cast(items.drop_date as date) as drop_date,
+        items.line_number,
+        items.run_id,
+        items.item_id,
+        items.query_id,
+        items.round,
+        items.round_order,
+        items.category,
+        items.status,
+        items.status_reason,
+        items.raw_json_valid,
+        items.error_message,
+        items.intent_verdict,
+        items.intent_verdict_state,
+        items.intent_source,
+        cast(items.intent_score as double) as intent_score,
+        items.check_source,
+        items.n_checks,
+        items.n_checks_passed,
+        items.n_checks_invalid,
+        items.accuracy_ratio,
+        items.accuracy_reason,
+        cast(items.accuracy_score as double) as accuracy_score,
+        items.intent_label,
+        items.intent_label_source,
+        items.intent_label_state,
+        items.ui_signature,
+        cast(items.n_data_ui as bigint) as n_data_ui,
+        items.latency_class,
+        items.latency_class_state,
+        items.latency_source,
+        items.latency_sec,
+        items.latency_rubric,
+        items.latency_score,
+        cast(items.stability_score as double) as stability_score,
+        {{ passes_item_rule(
+            'items.stability_score', 'items.accuracy_score', 'pass_rules'
+        ) }} as is_pass,
+        items.query_text,
+        items.expected_result,
+        items.assistant_message,
+        items.raw_json
     from items
+    left join pass_rules on true
     where {{ is_unbuilt_set(
         'items.set_id', 'items.file_sha256', kind='recruit_agent'
     ) }}

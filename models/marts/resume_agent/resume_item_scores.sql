@@ -66,7 +66,10 @@ final as (
         items.assistant_message,
         coalesce(nullif(trim(items.error_text), ''), items.raw_error_text)
             as error_message,
-        items.llm_score_raw
+        items.llm_score_raw,
+        items.expected_result,
+        items.llm_comment,
+        items.raw_json
     from items
     inner join query_rounds
         on

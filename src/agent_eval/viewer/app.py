@@ -1,0 +1,215 @@
+"""The web viewer (`agent-eval serve`): Flask pages over the published file.
+
+Pages (all read the published DuckDB file through `Snapshots`, read-only):
+
+    /                 overview of the newest drop (or ?date=): a card per set
+    /series?id=       trends per metric with interval band, rolling mean, baseline
+    /set?id=          a set: metric cards, distributions, the item table
+                      (resume, recruit), the 004 8.3 summary page (summary),
+                      expected vs actual (engagement)
+    /item?set=&line=  one item: question, expected, answer, Raw JSON, checks,
+                      the same query's other rounds
+    /compare?set=     a set against its baseline: deltas, McNemar, flips
+    /engagement       every engagement run
+
+Security: agent text is escaped by Jinja's autoescape (templates are .html);
+chart data goes into `<script type="application/json">` through `tojson`,
+which escapes `<`, `>` and `&`; the Content-Security-Policy allows scripts
+from this app only. With a token (required when binding beyond loopback,
+see cli.cmd_serve) every request, static files included, must carry it.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, g, redirect, render_template, request, url_for
+from werkzeug.exceptions import HTTPException
+
+from agent_eval.fonts import web_font_bytes
+from agent_eval.viewer import pages
+from agent_eval.viewer.snapshots import NotPublished, Snapshots
+
+TOKEN_COOKIE = "agent_eval_token"
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+       "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
+       "form-action 'self'")
+
+log = logging.getLogger("agent_eval.viewer")
+
+
+def create_app(published_db: Path, token: str | None = None) -> Flask:
+    """The viewer app over ``published_db`` (which need not exist yet: until the
+    first publish, pages answer 503 with what to run)."""
+    app = Flask(__name__)
+    app.config.update(JSON_AS_ASCII=False, TEMPLATES_AUTO_RELOAD=False)
+    app.jinja_env.globals.update(agent_labels=pages.AGENT_LABELS)
+    app.jinja_env.filters.update(num=fmt_number, pct=fmt_percent)
+    snapshots = Snapshots(Path(published_db))
+    app.extensions["agent_eval_snapshots"] = snapshots
+
+    @app.before_request
+    def check_token() -> Response | None:
+        if token is None:
+            return None
+        offered = (request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+                   or request.args.get("token") or request.cookies.get(TOKEN_COOKIE) or "")
+        if not hmac.compare_digest(offered.encode(), token.encode()):
+            return Response("401: this viewer needs its token (AGENT_EVAL_SERVE_TOKEN): open the URL "
+                            "`agent-eval serve` printed, or send `Authorization: Bearer <token>`.\n",
+                            status=401, mimetype="text/plain")
+        if request.args.get("token"):
+            g.set_token_cookie = True
+        return None
+
+    @app.after_request
+    def headers(response: Response) -> Response:
+        response.headers["Content-Security-Policy"] = CSP
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers["X-Frame-Options"] = "DENY"
+        if g.get("set_token_cookie"):
+            response.set_cookie(TOKEN_COOKIE, token or "", httponly=True, samesite="Strict")
+        return response
+
+    @app.teardown_request
+    def release(_exc: BaseException | None) -> None:
+        cur = g.pop("cursor", None)
+        if cur is not None:
+            cur.close()
+        snapshot = g.pop("snapshot", None)
+        if snapshot is not None:
+            snapshots.release(snapshot)
+
+    def cursor() -> Any:
+        if "cursor" not in g:
+            g.snapshot = snapshots.acquire()
+            g.cursor = g.snapshot.cursor()
+        return g.cursor
+
+    @app.errorhandler(pages.BadRequest)
+    def bad_request(err: pages.BadRequest) -> tuple[str, int]:
+        return render_template("error.html", code=400, title="잘못된 요청 (400)", message=str(err)), 400
+
+    @app.errorhandler(pages.NotFound)
+    def not_found(err: pages.NotFound) -> tuple[str, int]:
+        return render_template("error.html", code=404, title="없음 (404)", message=str(err)), 404
+
+    @app.errorhandler(NotPublished)
+    def not_published(err: NotPublished) -> tuple[str, int]:
+        return render_template("error.html", code=503, title="아직 게시된 파일이 없습니다 (503)",
+                               message=str(err)), 503
+
+    @app.errorhandler(HTTPException)
+    def http_error(err: HTTPException) -> tuple[str, int]:
+        return render_template("error.html", code=err.code, title=f"{err.name} ({err.code})",
+                               message=err.description), err.code or 500
+
+    @app.errorhandler(Exception)
+    def internal_error(err: Exception) -> tuple[str, int]:
+        # the traceback goes to the server's log, never to the page
+        log.exception("viewer: %s %s failed", request.method, request.full_path)
+        print(f"viewer: {request.method} {request.full_path} failed: {type(err).__name__}: {err}",
+              file=sys.stderr)
+        return render_template("error.html", code=500, title="내부 오류 (500)",
+                               message="The page failed; the server's log has the details."), 500
+
+    @app.get("/")
+    def overview() -> str:
+        day = pages.parse_date(request.args.get("date"), "date")
+        return render_template("overview.html", page="overview", **pages.overview(cursor(), day))
+
+    @app.get("/series")
+    def series() -> str:
+        args = request.args
+        data = pages.series(cursor(), args.get("id"), pages.parse_date(args.get("from"), "from"),
+                            pages.parse_date(args.get("to"), "to"))
+        return render_template("series.html", page="series", **data)
+
+    @app.get("/series/all")
+    def series_index() -> str:
+        return render_template("series_index.html", page="series", series=pages.series_list(cursor()))
+
+    @app.get("/set")
+    def set_page() -> str:
+        cur = cursor()
+        found = pages.find_set(cur, request.args.get("id"))
+        agent = found["agent"]
+        context: dict[str, Any] = {"set": found, "metrics": pages.set_metrics(cur, found["set_id"]),
+                                   "gates": pages.set_gates(cur, found["set_id"]), "page": "set"}
+        if agent in pages.ITEM_TABLES:
+            context.update(table=pages.item_table(cur, agent, found["set_id"], request.args.to_dict()),
+                           dist=pages.distributions(cur, agent, found["set_id"]))
+            return render_template("set_items.html", **context)
+        if agent == "summary":
+            context.update(pages.summary(cur, found["set_id"], request.args.to_dict()))
+            return render_template("set_summary.html", **context)
+        context.update(pages.engagement(cur, found["set_id"]))
+        return render_template("set_engagement.html", **context)
+
+    @app.get("/item")
+    def item_page() -> str:
+        cur = cursor()
+        found = pages.find_set(cur, request.args.get("set"))
+        line = pages.parse_int(request.args.get("line"), "line", 0, 1)
+        if not line:
+            raise pages.BadRequest("line (the item's line number) is required")
+        if found["agent"] not in pages.ITEM_TABLES:
+            raise pages.NotFound(f"set {found['set_id']!r} ({found['agent']}) has no item pages")
+        return render_template("item.html", set=found, page="set",
+                               **pages.item(cur, found["agent"], found["set_id"], line))
+
+    @app.get("/compare")
+    def compare() -> str:
+        cur = cursor()
+        found = pages.find_set(cur, request.args.get("set"))
+        return render_template("compare.html", set=found, page="compare", **pages.compare(cur, found["set_id"]))
+
+    @app.get("/engagement")
+    def engagement_index() -> str:
+        return render_template("engagement.html", page="engagement", runs=pages.engagement_runs(cursor()))
+
+    @app.get("/fonts/NanumGothic.ttf")
+    def font() -> Response:
+        response = Response(web_font_bytes(), mimetype="font/ttf")
+        response.cache_control.max_age = 86400
+        return response
+
+    @app.get("/healthz")
+    def healthz() -> Response:
+        cur = cursor()
+        n = pages.scalar(cur, "select count(*) from ops.published_tables")
+        return Response(f"ok: {n} published tables\n", mimetype="text/plain")
+
+    @app.get("/favicon.ico")
+    def favicon() -> Response:
+        return redirect(url_for("static", filename="favicon.svg"))
+
+    return app
+
+
+def fmt_number(value: Any, digits: int = 2) -> str:
+    """A number for a cell: fixed decimals, thousands separators; '–' when missing."""
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "✓" if value else "✗"
+    if isinstance(value, int):
+        return f"{value:,}"
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if number != number:  # NaN
+        return "–"
+    return f"{number:,.{digits}f}"
+
+
+def fmt_percent(value: Any, digits: int = 1) -> str:
+    if value is None:
+        return "–"
+    return f"{float(value) * 100:.{digits}f}%"

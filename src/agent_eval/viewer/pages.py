@@ -1,0 +1,531 @@
+"""What each viewer page reads: parameterized queries over the published marts.
+
+Like the reports, the viewer selects, filters, orders and pages; every
+number it shows is a column of a public mart (no score is computed here).
+Every value from the request reaches SQL as a bound parameter; the only
+identifiers put into SQL text are sort columns and metric names, and those
+are taken from fixed allow-lists after validation (`BadRequest` otherwise).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+import duckdb
+
+AGENT_LABELS = {
+    "resume_agent": "지원자 관리",
+    "recruit_agent": "H.채용",
+    "summary": "보험 요약",
+    "engagement": "좋아요/댓글 유사도",
+}
+PER_PAGE = (25, 50, 100, 200)
+TEXT_PREVIEW = 160  # characters of question / answer in the item table
+MAX_QUERY_CHARS = 200  # a longer free-text search is a malformed request
+MAX_FLIPS = 200
+
+
+class BadRequest(ValueError):
+    """A malformed parameter: the page answers 400 with this message."""
+
+
+class NotFound(LookupError):
+    """An unknown set, item, series or run: the page answers 404."""
+
+
+Cursor = duckdb.DuckDBPyConnection
+
+
+def rows(cur: Cursor, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+    result = cur.execute(sql, list(params))
+    names = [d[0] for d in result.description]
+    return [dict(zip(names, row)) for row in result.fetchall()]
+
+
+def one(cur: Cursor, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> dict[str, Any] | None:
+    found = rows(cur, sql, params)
+    return found[0] if found else None
+
+
+def scalar(cur: Cursor, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> Any:
+    return cur.execute(sql, list(params)).fetchone()[0]
+
+
+def pretty_json(text: str | None) -> tuple[str | None, bool]:
+    """(text to show, whether it parsed): JSON indented with Korean kept as is;
+    text that is not JSON is shown as delivered."""
+    if text is None or not text.strip():
+        return None, False
+    try:
+        return json.dumps(json.loads(text), ensure_ascii=False, indent=2), True
+    except ValueError:
+        return text, False
+
+
+# ---------------------------------------------------------------- parameters
+
+
+def parse_int(value: str | None, name: str, default: int, low: int = 1, high: int | None = None) -> int:
+    if value is None or value == "":
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise BadRequest(f"{name} must be a whole number, not {value[:40]!r}") from None
+    if number < low or (high is not None and number > high):
+        raise BadRequest(f"{name} must be between {low} and {high}" if high else f"{name} must be at least {low}")
+    return number
+
+
+def parse_date(value: str | None, name: str) -> date | None:
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise BadRequest(f"{name} must be a date YYYY-MM-DD, not {value[:40]!r}") from None
+
+
+def parse_choice(value: str | None, name: str, choices: list[str] | tuple[str, ...]) -> str | None:
+    if value is None or value == "":
+        return None
+    if value not in choices:
+        raise BadRequest(f"{name} must be one of {', '.join(map(str, choices))}, not {value[:40]!r}")
+    return value
+
+
+# ---------------------------------------------------------------- sets
+
+
+def find_set(cur: Cursor, set_id: str | None) -> dict[str, Any]:
+    if not set_id:
+        raise BadRequest("id (the set id) is required")
+    found = one(
+        cur,
+        "select set_id, agent, series_id, drop_date, set_seq, is_latest, scoring_version "
+        "from marts.history_set_metrics where set_id = ? limit 1",
+        [set_id],
+    )
+    if found is None:
+        raise NotFound(f"no set {set_id!r} in the published file")
+    found["agent_label"] = AGENT_LABELS.get(found["agent"], found["agent"])
+    return found
+
+
+def set_metrics(cur: Cursor, set_id: str) -> list[dict[str, Any]]:
+    """Metric cards: value, 95% interval and the verdict against the baseline."""
+    return rows(
+        cur,
+        "select m.metric, m.metric_label, m.direction, m.metric_value, m.ci_low, m.ci_high, "
+        "m.ci_method, m.n_obs, m.n_clusters, d.verdict, d.baseline_set_id, d.baseline_value, d.delta, "
+        "d.delta_ci_low, d.delta_ci_high "
+        "from marts.history_set_metrics as m "
+        "left join marts.history_metric_diffs as d on d.set_id = m.set_id and d.metric = m.metric "
+        "where m.set_id = ? order by m.metric_order",
+        [set_id],
+    )
+
+
+def set_gates(cur: Cursor, set_id: str) -> list[dict[str, Any]]:
+    return rows(
+        cur,
+        "select gate_id, metric, status, metric_value, min_score, max_regression, baseline_value, delta, reason "
+        "from marts.history_gate_results where set_id = ? order by status <> 'fail', gate_id",
+        [set_id],
+    )
+
+
+def overview(cur: Cursor, day: date | None) -> dict[str, Any]:
+    """The newest drop (or ``day``): one card per set with metrics, verdicts and gates."""
+    dates = [r["drop_date"] for r in rows(
+        cur, "select distinct drop_date from marts.history_set_metrics order by drop_date desc")]
+    if day is None:
+        day = dates[0] if dates else None
+    elif day not in dates:
+        raise NotFound(f"no set was delivered on {day}")
+    sets = rows(
+        cur,
+        "select distinct set_id, agent, series_id, set_seq from marts.history_set_metrics "
+        "where drop_date = ? order by agent, series_id, set_id",
+        [day],
+    )
+    metrics: dict[str, list[dict[str, Any]]] = {}
+    for row in rows(
+        cur,
+        "select m.set_id, m.metric, m.metric_label, m.direction, m.metric_value, m.ci_low, m.ci_high, "
+        "d.verdict, d.delta from marts.history_set_metrics as m "
+        "left join marts.history_metric_diffs as d on d.set_id = m.set_id and d.metric = m.metric "
+        "where m.drop_date = ? order by m.set_id, m.metric_order",
+        [day],
+    ):
+        metrics.setdefault(row["set_id"], []).append(row)
+    gates: dict[str, list[dict[str, Any]]] = {}
+    for row in rows(
+        cur,
+        "select set_id, gate_id, metric, status, metric_value, reason from marts.history_gate_results "
+        "where drop_date = ? order by status <> 'fail', gate_id",
+        [day],
+    ):
+        gates.setdefault(row["set_id"], []).append(row)
+    for row in sets:
+        row["agent_label"] = AGENT_LABELS.get(row["agent"], row["agent"])
+        row["metrics"] = metrics.get(row["set_id"], [])
+        row["gates"] = gates.get(row["set_id"], [])
+        row["n_failed_gates"] = sum(g["status"] == "fail" for g in row["gates"])
+        row["n_regressed"] = sum(m["verdict"] == "regressed" for m in row["metrics"])
+    return {"day": day, "dates": dates, "sets": sets}
+
+
+def series_list(cur: Cursor) -> list[dict[str, Any]]:
+    return rows(
+        cur,
+        "select series_id, any_value(agent) as agent, count(distinct set_id) as n_sets, "
+        "max(drop_date) as newest from marts.history_set_metrics group by series_id order by agent, series_id",
+    )
+
+
+def series(cur: Cursor, series_id: str | None, start: date | None, end: date | None) -> dict[str, Any]:
+    """Trend per metric: value, interval band, rolling mean and the baseline's value."""
+    if not series_id:
+        raise BadRequest("id (the series id) is required")
+    head = one(cur, "select any_value(agent) as agent, min(drop_date) as first, max(drop_date) as last, "
+               "count(*) as n from marts.history_metric_trends where series_id = ?", [series_id])
+    if head is None or not head["n"]:
+        raise NotFound(f"no series {series_id!r} in the published file")
+    if start and end and start > end:
+        raise BadRequest("from must not be after to")
+    points = rows(
+        cur,
+        "select t.metric, t.metric_label, t.direction, t.set_id, t.drop_date, t.set_seq, t.metric_value, "
+        "t.ci_low, t.ci_high, t.rolling_7_mean, t.rolling_28_mean, t.baseline_set_id, "
+        "b.metric_value as baseline_value "
+        "from marts.history_metric_trends as t "
+        "left join marts.history_set_metrics as b on b.set_id = t.baseline_set_id and b.metric = t.metric "
+        "where t.series_id = ? and (? is null or t.drop_date >= ?) and (? is null or t.drop_date <= ?) "
+        "order by t.metric_order, t.set_seq",
+        [series_id, start, start, end, end],
+    )
+    charts: dict[str, dict[str, Any]] = {}
+    for p in points:
+        chart = charts.setdefault(p["metric"], {
+            "metric": p["metric"], "label": p["metric_label"], "direction": p["direction"],
+            "x": [], "dates": [], "sets": [], "value": [], "ci_low": [], "ci_high": [],
+            "rolling_7": [], "rolling_28": [], "baseline": [],
+        })
+        chart["x"].append(len(chart["x"]))
+        chart["dates"].append(str(p["drop_date"]))
+        chart["sets"].append(p["set_id"])
+        for key, column in (("value", "metric_value"), ("ci_low", "ci_low"), ("ci_high", "ci_high"),
+                            ("rolling_7", "rolling_7_mean"), ("rolling_28", "rolling_28_mean"),
+                            ("baseline", "baseline_value")):
+            chart[key].append(finite(p[column]))
+    sets = rows(
+        cur,
+        "select distinct set_id, drop_date, set_seq from marts.history_metric_trends "
+        "where series_id = ? and (? is null or drop_date >= ?) and (? is null or drop_date <= ?) "
+        "order by set_seq desc",
+        [series_id, start, start, end, end],
+    )
+    return {"series_id": series_id, "agent": head["agent"],
+            "agent_label": AGENT_LABELS.get(head["agent"], head["agent"]),
+            "first": head["first"], "last": head["last"], "start": start, "end": end,
+            "charts": list(charts.values()), "sets": sets}
+
+
+def finite(value: Any) -> float | None:
+    """A number a chart can plot (JSON has no NaN): None for missing or non-finite."""
+    if value is None:
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+# ---------------------------------------------------------------- item tables
+
+
+@dataclass(frozen=True)
+class ItemTable:
+    """How one agent's items are filtered, sorted and shown."""
+
+    table: str
+    segment: str  # the column of the segment filter (track / latency class)
+    segment_label: str
+    segment_choices_sql: str
+    rounds_table: str
+    sorts: tuple[str, ...]
+
+
+ITEM_TABLES = {
+    "resume_agent": ItemTable(
+        table="marts.resume_item_scores",
+        segment="track",
+        segment_label="track",
+        segment_choices_sql="select cast(track as varchar) from rubric.resume_track_rubrics order by track",
+        rounds_table="marts.resume_round_scores",
+        sorts=("line_number", "round_order", "status", "latency_sec", "latency_score", "accuracy_score",
+               "query_id"),
+    ),
+    "recruit_agent": ItemTable(
+        table="marts.recruit_item_scores",
+        segment="latency_class",
+        segment_label="latency class",
+        segment_choices_sql="select latency_class from rubric.recruit_latency_classes order by latency_class",
+        rounds_table="marts.recruit_round_scores",
+        sorts=("line_number", "round_order", "status", "latency_sec", "latency_score", "accuracy_score",
+               "query_id"),
+    ),
+}
+
+
+def item_filters(cur: Cursor, agent: str, set_id: str) -> dict[str, list[str]]:
+    spec = ITEM_TABLES[agent]
+    return {
+        "segment": [r[0] for r in cur.execute(spec.segment_choices_sql).fetchall()],
+        "round": [r[0] for r in cur.execute(
+            f"select round from {spec.rounds_table} where set_id = ? order by round_order", [set_id]).fetchall()],
+        "status": [r[0] for r in cur.execute("select status from rubric.status_scores order by status").fetchall()],
+    }
+
+
+def item_table(cur: Cursor, agent: str, set_id: str, args: dict[str, str]) -> dict[str, Any]:
+    """One page of the set's items, filtered and sorted in SQL (a 1,000,000-item
+    set stays fast: the filters are column predicates, the page a LIMIT)."""
+    spec = ITEM_TABLES[agent]
+    choices = item_filters(cur, agent, set_id)
+    segment = parse_choice(args.get("segment"), spec.segment_label, choices["segment"])
+    round_ = parse_choice(args.get("round"), "round", choices["round"])
+    status = parse_choice(args.get("status"), "status", choices["status"])
+    result = parse_choice(args.get("result"), "result", ("pass", "fail"))
+    sort = parse_choice(args.get("sort"), "sort", spec.sorts) or "line_number"
+    direction = parse_choice(args.get("dir"), "dir", ("asc", "desc")) or "asc"
+    per_page = parse_int(args.get("per_page"), "per_page", 50)
+    if per_page not in PER_PAGE:
+        raise BadRequest(f"per_page must be one of {', '.join(map(str, PER_PAGE))}")
+    page = parse_int(args.get("page"), "page", 1, 1, 10_000_000)
+    text = (args.get("q") or "").strip()
+    if len(text) > MAX_QUERY_CHARS:
+        raise BadRequest(f"q must be at most {MAX_QUERY_CHARS} characters")
+
+    where = ["set_id = ?"]
+    params: list[Any] = [set_id]
+    if segment is not None:
+        where.append(f"cast({spec.segment} as varchar) = ?")
+        params.append(segment)
+    if round_ is not None:
+        where.append("round = ?")
+        params.append(round_)
+    if status is not None:
+        where.append("status = ?")
+        params.append(status)
+    if result is not None:
+        where.append("is_pass = ?")
+        params.append(result == "pass")
+    if text:
+        where.append("(contains(lower(coalesce(query_text, '')), ?) "
+                     "or contains(lower(coalesce(assistant_message, '')), ?))")
+        params += [text.lower(), text.lower()]
+    condition = " and ".join(where)
+    total = scalar(cur, f"select count(*) from {spec.table} where {condition}", params)
+    pages = max(1, math.ceil(total / per_page))
+    page = min(page, pages)
+    items = rows(
+        cur,
+        f"select line_number, query_id, {spec.segment} as segment, round, status, is_pass, "
+        f"latency_sec, latency_score, accuracy_score, "
+        f"left(query_text, {TEXT_PREVIEW}) as query_text, "
+        f"left(coalesce(assistant_message, error_message), {TEXT_PREVIEW}) as answer "
+        f"from {spec.table} where {condition} "
+        f"order by {sort} {direction} nulls last, line_number limit ? offset ?",
+        params + [per_page, (page - 1) * per_page],
+    )
+    state = {"segment": segment, "round": round_, "status": status, "result": result, "sort": sort,
+             "dir": direction, "per_page": per_page, "q": text}
+    return {"rows": items, "total": total, "page": page, "pages": pages, "state": state,
+            "choices": choices, "segment_label": spec.segment_label}
+
+
+def item(cur: Cursor, agent: str, set_id: str, line: int) -> dict[str, Any]:
+    spec = ITEM_TABLES[agent]
+    found = one(cur, f"select * from {spec.table} where set_id = ? and line_number = ?", [set_id, line])
+    if found is None:
+        raise NotFound(f"set {set_id!r} has no item on line {line}")
+    raw, raw_parsed = pretty_json(found.get("raw_json"))
+    checks = []
+    if agent == "recruit_agent":
+        checks = rows(
+            cur,
+            "select check_seq, check_source, check_name, check_path, check_op, check_value, actual_value, "
+            "is_passed, reason, reason_detail, n_matches from marts.recruit_check_results "
+            "where set_id = ? and line_number = ? order by check_seq",
+            [set_id, line],
+        )
+    others = rows(
+        cur,
+        f"select line_number, round, status, is_pass, latency_sec, "
+        f"left(coalesce(assistant_message, error_message), {TEXT_PREVIEW}) as answer "
+        f"from {spec.table} where set_id = ? and query_id = ? and line_number <> ? "
+        f"order by round_order, line_number",
+        [set_id, found["query_id"], line],
+    )
+    shown = {k: v for k, v in found.items() if k not in ("raw_json", "query_text", "assistant_message",
+                                                          "expected_result", "error_message")}
+    return {"item": found, "fields": shown, "raw_json": raw, "raw_parsed": raw_parsed,
+            "checks": checks, "others": others}
+
+
+def distributions(cur: Cursor, agent: str, set_id: str) -> dict[str, Any]:
+    """Score and latency distributions of a resume or recruit set, from its marts."""
+    out: dict[str, Any] = {"percentiles": rows(
+        cur,
+        "select segment, item_filter, n_items, n_with_latency, p50_sec, p90_sec, p95_sec, p99_sec, max_sec "
+        "from marts.history_latency_percentiles where set_id = ? and scope = 'set' order by segment, item_filter",
+        [set_id],
+    )}
+    if agent == "resume_agent":
+        out["rounds"] = rows(
+            cur,
+            "select round, n_items, n_ok, n_partial, n_error, n_empty, intent_score, accuracy_score, "
+            "stability_score, latency_score from marts.resume_round_scores where set_id = ? order by round_order",
+            [set_id],
+        )
+        out["latency"] = rows(
+            cur,
+            "select latency_rubric as segment, latency_score, n_items from marts.resume_latency_distribution "
+            "where set_id = ? and scope = 'set' order by latency_rubric, latency_score desc",
+            [set_id],
+        )
+    else:
+        out["rounds"] = rows(
+            cur,
+            "select round, n_items, intent_score, accuracy_score, stability_score, latency_score "
+            "from marts.recruit_round_scores where set_id = ? order by round_order",
+            [set_id],
+        )
+        out["latency"] = rows(
+            cur,
+            "select latency_class as segment, latency_score, n_items from marts.recruit_latency_distribution "
+            "where set_id = ? order by latency_class, latency_score desc",
+            [set_id],
+        )
+    largest = max((r["n_items"] for r in out["latency"]), default=0)
+    for r in out["latency"]:
+        r["share"] = r["n_items"] / largest if largest else 0.0  # bar length only
+    return out
+
+
+# ---------------------------------------------------------------- summary (004 8.3)
+
+SUMMARY_METRICS = ("summary_accuracy", "summary_risk_coverage", "summary_non_definitive", "summary_needs_followup")
+
+
+def summary(cur: Cursor, set_id: str, args: dict[str, str]) -> dict[str, Any]:
+    below = parse_choice(args.get("below"), "below", SUMMARY_METRICS)
+    tag = (args.get("tag") or "").strip()
+    if len(tag) > MAX_QUERY_CHARS:
+        raise BadRequest(f"tag must be at most {MAX_QUERY_CHARS} characters")
+    scores = one(cur, "select * from marts.summary_set_scores where set_id = ?", [set_id]) or {}
+    cards = rows(
+        cur,
+        "select metric, metric_label, n_cases, mean_score, mean_rule_score, threshold, threshold_source, "
+        "n_pass, pass_rate, is_below_threshold, warning, n_review_cases, n_judged_cases "
+        "from marts.summary_set_metrics where set_id = ? order by metric_order",
+        [set_id],
+    )
+    where, params = ["set_id = ?"], [set_id]
+    if below:
+        where.append(f"not is_{below}_pass")
+    if tag:
+        where.append("list_contains(string_split(coalesce(summary_tags, ''), ', '), ?)")
+        params.append(tag)
+    cases = rows(
+        cur,
+        "select case_id, summary_accuracy, summary_risk_coverage, summary_non_definitive, "
+        "summary_needs_followup, is_all_pass, n_failed_metrics, summary_tags, missing_tags, "
+        "unsupported_entities, question, answer "
+        f"from marts.summary_case_scores where {' and '.join(where)} order by case_index",
+        params,
+    )
+    tags = [r[0] for r in cur.execute(
+        "select distinct unnest(string_split(summary_tags, ', ')) as tag from marts.summary_case_scores "
+        "where set_id = ? and summary_tags <> '' order by tag", [set_id]).fetchall()]
+    queue = rows(
+        cur,
+        "select case_id, metric, review_reason, rule_score, llm_score, final_score, judge_status, judge_model, "
+        "n_judge_attempts, n_judge_failures, last_judge_error from marts.summary_review_queue "
+        "where set_id = ? order by case_id, metric",
+        [set_id],
+    )
+    snapshot, _ = pretty_json(scores.get("rule_snapshot"))
+    return {"scores": scores, "cards": cards, "cases": cases, "tags": tags, "queue": queue,
+            "rule_snapshot": snapshot, "state": {"below": below, "tag": tag}, "metric_names": SUMMARY_METRICS}
+
+
+# ---------------------------------------------------------------- engagement
+
+
+def engagement_runs(cur: Cursor) -> list[dict[str, Any]]:
+    return rows(
+        cur,
+        "select set_id, drop_date, run_id, evaluation_state, n_personas, total_acts, overall_similarity, "
+        "interpretation_band, interpretation_label, interpretation_label_en, n_rejected_lines "
+        "from marts.engagement_run_scores order by drop_date desc, run_id",
+    )
+
+
+def engagement(cur: Cursor, set_id: str) -> dict[str, Any]:
+    run = one(cur, "select * from marts.engagement_run_scores where set_id = ?", [set_id])
+    if run is None:
+        raise NotFound(f"no engagement run in set {set_id!r}")
+    metrics = rows(
+        cur,
+        "select metric, metric_kind, expected_value, actual_value, abs_error, relative_error, similarity, weight "
+        "from marts.engagement_run_metrics where set_id = ? order by metric_order",
+        [set_id],
+    )
+    personas = rows(
+        cur,
+        "select persona, in_logs, in_expected, total_acts, like_count, comment_count, overall_similarity, "
+        "interpretation_band, interpretation_label from marts.engagement_persona_scores "
+        "where set_id = ? order by persona",
+        [set_id],
+    )
+    by_persona: dict[str, list[dict[str, Any]]] = {}
+    for row in rows(
+        cur,
+        "select persona, metric, expected_value, actual_value, similarity, weight "
+        "from marts.engagement_persona_metrics where set_id = ? order by persona, metric_order",
+        [set_id],
+    ):
+        by_persona.setdefault(row["persona"], []).append(row)
+    for p in personas:
+        p["metrics"] = by_persona.get(p["persona"], [])
+    return {"run": run, "run_metrics": metrics, "personas": personas}
+
+
+# ---------------------------------------------------------------- compare
+
+
+def compare(cur: Cursor, set_id: str) -> dict[str, Any]:
+    diffs = rows(
+        cur,
+        "select metric, metric_label, direction, baseline_set_id, baseline_source, metric_value, baseline_value, "
+        "delta, delta_ci_low, delta_ci_high, min_delta, verdict, is_scoring_version_changed "
+        "from marts.history_metric_diffs where set_id = ? order by metric_order",
+        [set_id],
+    )
+    test = one(cur, "select * from marts.history_flip_tests where set_id = ?", [set_id])
+    n_flips = scalar(cur, "select count(*) from marts.history_flips where set_id = ?", [set_id])
+    flips = rows(
+        cur,
+        "select query_id, round, query_text, transition, baseline_status, status, baseline_line_number, "
+        "line_number, baseline_message, message from marts.history_flips where set_id = ? "
+        "order by transition desc, query_id, round limit ?",
+        [set_id, MAX_FLIPS],
+    )
+    baseline = next((d["baseline_set_id"] for d in diffs if d["baseline_set_id"]), None)
+    return {"diffs": diffs, "test": test, "flips": flips, "n_flips": n_flips, "baseline_set_id": baseline,
+            "max_flips": MAX_FLIPS}

@@ -1,0 +1,449 @@
+"""The web viewer (`agent-eval serve`, issue 15) on the bundled sample drops.
+
+One warehouse for the module: the sample drops, built and published (a
+session snapshot), served by a real waitress server in a thread. While a
+client loops over two pages, a second night (tests/fixtures/viewer_hostile:
+one resume file whose question, answer and error hold HTML, markdown and
+pipes) is built and published: the loop must never see an error, the build
+must not wait for the viewer, and the next request must see the new file.
+
+The hostile file's expectations are worked out by hand from SPEC 3.2 / 3.3
+(header = line 1):
+
+    line  query round track  status   why                               pass
+    2     H1    1/1   1      ok       a message, no keyword             yes
+    3     H1    2/1   1      error    오류 column non-blank             no
+    4     H2    1/1   2      partial  message contains 알려주           yes
+    5     H2    2/1   2      empty    blank message, empty dataUIList   no
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+import waitress
+
+from agent_eval import cli
+from agent_eval.viewer import create_app
+from agent_eval.viewer.snapshots import Snapshots
+
+HOSTILE = "2026-11-02/resume_agent_hostile.csv"
+RESUME = "2026-11-01/resume_agent_nightly.csv"
+RESUME_NIGHT2 = "2026-11-02/resume_agent_nightly.csv"
+SUMMARY = "2026-11-01/summary_agent_notes.json"
+ENGAGEMENT = "2026-11-01/engagement/sim-20261101-01"
+RECRUIT = "2026-11-01/recruit_agent_nightly.jsonl"
+LOOP_PAGES = ("/", f"/set?id={RESUME}")
+
+
+@dataclass
+class RequestLoop:
+    """GETs pages in a thread until stopped; records every status and error."""
+
+    base: str
+    paths: tuple[str, ...]
+    statuses: list[int] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            for path in self.paths:
+                try:
+                    with urllib.request.urlopen(self.base + path, timeout=30) as response:
+                        response.read()
+                        self.statuses.append(response.status)
+                except urllib.error.HTTPError as err:
+                    self.statuses.append(err.code)
+                except OSError as err:  # connection refused, timeout
+                    self.errors.append(repr(err))
+
+
+@dataclass
+class Served:
+    wh: Any
+    app: Any
+    base: str
+    loop: RequestLoop
+    first_code: int
+    build_code: int
+    sets_before: set[str]
+    old_snapshot_sets: set[str]
+
+    def get(self, path: str) -> Any:
+        return self.app.test_client().get(path)
+
+
+def published_sets(path: Path) -> set[str]:
+    with duckdb.connect(str(path), read_only=True) as con:
+        return {r[0] for r in con.execute("select distinct set_id from marts.history_set_metrics").fetchall()}
+
+
+@pytest.fixture(scope="module")
+def served(module_built: Any) -> Any:
+    wh, first_code = module_built("samples")
+    app = create_app(wh.paths.published_db)
+    server = waitress.create_server(app, host="127.0.0.1", port=0, threads=4)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{server.effective_port}"
+    sets_before = published_sets(wh.paths.published_db)
+    snapshots: Snapshots = app.extensions["agent_eval_snapshots"]
+    held = snapshots.acquire()  # a reader in the middle of a request, across the publish
+    loop = RequestLoop(base, LOOP_PAGES)
+    looping = threading.Thread(target=loop.run, daemon=True)
+    looping.start()
+    try:
+        while not loop.statuses and not loop.errors:
+            time.sleep(0.05)
+        wh.add_fixture("viewer_hostile")
+        build_code = wh.build()
+        time.sleep(0.3)  # a few requests after the publish
+    finally:
+        loop.stop.set()
+        looping.join(60)
+    cur = held.cursor()
+    old_snapshot_sets = {r[0] for r in cur.execute("select distinct set_id from marts.history_set_metrics").fetchall()}
+    cur.close()
+    snapshots.release(held)
+    yield Served(wh, app, base, loop, first_code, build_code, sets_before, old_snapshot_sets)
+    server.close()
+
+
+def body(response: Any) -> str:
+    return response.get_data(as_text=True)
+
+
+def links(html: str, prefix: str) -> list[str]:
+    return [m.replace("&amp;", "&") for m in re.findall(rf'href="({re.escape(prefix)}[^"#]*)', html)]
+
+
+# ---------------------------------------------------------------- publishing while serving
+
+
+def test_a_build_publishes_while_the_viewer_serves_and_the_next_request_sees_it(served):
+    assert served.first_code == cli.EXIT_REJECTED  # the sample's deliberate bad input
+    assert served.build_code == cli.EXIT_REJECTED  # built and published despite the open viewer
+    assert not served.loop.errors
+    assert served.loop.statuses and set(served.loop.statuses) == {200}
+    assert HOSTILE not in served.sets_before
+    assert HOSTILE in published_sets(served.wh.paths.published_db)
+    overview = body(served.get("/"))
+    assert HOSTILE in overview
+    # the reader that held its snapshot across the publish kept the old file
+    assert served.old_snapshot_sets == served.sets_before
+
+
+# ---------------------------------------------------------------- pages
+
+
+def test_overview_has_a_card_per_set_of_the_newest_drop_linking_to_its_pages(served):
+    response = served.get("/")
+    assert response.status_code == 200
+    html = body(response)
+    with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
+        newest = con.execute("select distinct set_id from marts.history_set_metrics "
+                             "where drop_date = (select max(drop_date) from marts.history_set_metrics)").fetchall()
+    cards = re.findall(r'<section class="card[^"]*" data-set="([^"]+)"', html)
+    assert sorted(cards) == sorted(r[0] for r in newest)
+    assert "2026-11-02" in html and "지원자 관리" in html and "H.채용" in html
+    for set_id in cards:
+        assert f'/set?id={set_id}' in html.replace("%2F", "/")
+    assert "/compare?set=" in html and "/series?id=" in html
+    assert 'name="date"' in html  # another day can be chosen
+    older = body(served.get("/?date=2026-11-01"))
+    assert SUMMARY in older and HOSTILE not in older
+
+
+def test_item_table_filters_sort_and_page_on_the_server(served):
+    def lines(query: str) -> list[int]:
+        response = served.get(f"/set?id={HOSTILE}&{query}")
+        assert response.status_code == 200, body(response)
+        return [int(n) for n in re.findall(r'class="item-link" href="[^"]*">(\d+)</a>', body(response))]
+
+    assert lines("") == [2, 3, 4, 5]
+    assert lines("status=error") == [3]
+    assert lines("status=empty") == [5]
+    assert lines("status=partial") == [4]
+    assert lines("result=fail") == [3, 5]
+    assert lines("result=pass") == [2, 4]
+    assert lines("round=2/1") == [3, 5]
+    assert lines("segment=2") == [4, 5]
+    assert lines("q=alert") == [2]  # the answer; line 3's alert is in its error, not searched
+    assert lines("q=PIPE") == [2, 3]  # the question, case-insensitive
+    assert lines("q=알려주") == [4]
+    assert lines("status=ok&result=fail") == []
+    assert lines("sort=latency_sec&dir=desc") == [5, 4, 3, 2]  # 25, 9, 4, 3 seconds
+
+
+def test_item_table_pages_through_every_item_once(served):
+    with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
+        expected = sorted(r[0] for r in con.execute(
+            "select line_number from marts.resume_item_scores where set_id = ?", [RESUME]).fetchall())
+    assert len(expected) > 25
+    seen: list[int] = []
+    page = 1
+    while True:
+        html = body(served.get(f"/set?id={RESUME}&per_page=25&page={page}"))
+        found = [int(n) for n in re.findall(r'class="item-link" href="[^"]*">(\d+)</a>', html)]
+        assert len(found) <= 25
+        seen += found
+        if 'rel="next"' not in html:
+            break
+        page += 1
+    assert sorted(seen) == expected and len(seen) == len(set(seen))
+    assert f"{len(expected)} matching" in body(served.get(f"/set?id={RESUME}"))
+
+
+def test_agent_text_is_escaped_everywhere(served):
+    pages = [f"/set?id={HOSTILE}", f"/item?set={HOSTILE}&line=2", f"/item?set={HOSTILE}&line=3",
+             f"/set?id={HOSTILE}&q=alert"]
+    for path in pages:
+        html = body(served.get(path))
+        assert "<script>alert(1)" not in html, path
+        assert "<img src=x" not in html, path
+        assert "<b>질의</b>" not in html, path
+    item = body(served.get(f"/item?set={HOSTILE}&line=2"))
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in item  # shown as text
+    assert "&lt;b&gt;질의&lt;/b&gt; | pipe | **bold**" in item
+    assert "&lt;i&gt;기대&lt;/i&gt;" in item
+    error = body(served.get(f"/item?set={HOSTILE}&line=3"))
+    assert "timeout &lt;img src=x onerror=alert(2)&gt;" in error
+
+
+def test_item_page_shows_question_answer_raw_json_and_the_other_round(served):
+    html = body(served.get(f"/item?set={HOSTILE}&line=4"))
+    assert "H2 질의" in html and "기간을 알려주시면 `code` | a | b" in html
+    assert "partial" in html
+    # Raw JSON pretty-printed (indented, Korean kept), not the one-line original
+    assert '&#34;responseTimeSec&#34;: 9' in html or '&quot;responseTimeSec&quot;: 9' in html
+    assert '\n  &#34;assistantMessage&#34;' in html or '\n  &quot;assistantMessage&quot;' in html
+    # the same query's other round: line 5, and only it
+    others = html.split("other rounds", 1)[1]
+    assert re.findall(r'line=(\d+)"', others) == ["5"]
+
+
+def test_recruit_item_page_lists_each_check_with_outcome_and_reason(served):
+    with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
+        line, n_checks, n_failed = con.execute(
+            "select line_number, count(*), count(*) filter (where not is_passed) from marts.recruit_check_results "
+            "where set_id = ? group by line_number order by count(*) filter (where not is_passed) desc, "
+            "line_number limit 1", [RECRUIT]).fetchone()
+        reasons = [r[0] for r in con.execute(
+            "select reason from marts.recruit_check_results where set_id = ? and line_number = ? "
+            "order by check_seq", [RECRUIT, line]).fetchall()]
+    html = body(served.get(f"/item?set={RECRUIT}&line={line}"))
+    table = html.split('<table class="checks">', 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r'<tr class="(pass|fail)">', table)
+    assert len(rows) == n_checks and rows.count("fail") == n_failed >= 1
+    for reason in reasons:
+        assert reason in table
+
+
+def test_three_clicks_from_the_overview_to_a_failing_resume_item(served):
+    overview = body(served.get("/?date=2026-11-01"))
+    set_link = next(href for href in links(overview, "/set?id=") if "resume_agent_nightly" in href)
+    set_page = body(served.get(set_link))  # click 1
+    filtered = body(served.get(f"{set_link}&result=fail"))  # click 2: the result filter
+    item_link = links(filtered, "/item?set=")[0]
+    item = body(served.get(item_link))  # click 3
+    assert "Items" in set_page and ">fail<" in item and "Raw JSON" in item
+
+
+def test_series_page_has_a_chart_per_metric_and_a_date_range(served):
+    series_id = "resume_agent_nightly.csv"
+    with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
+        metrics = con.execute("select count(distinct metric) from marts.history_metric_trends "
+                              "where series_id = ?", [series_id]).fetchone()[0]
+    html = body(served.get(f"/series?id={series_id}"))
+    blocks = re.findall(r'<script type="application/json" id="chart-\d+">(.*?)</script>', html, re.S)
+    assert len(blocks) == metrics >= 4
+    assert '"dates": ["2026-11-01", "2026-11-02"]' in blocks[0]
+    one_day = body(served.get(f"/series?id={series_id}&from=2026-11-02&to=2026-11-02"))
+    assert '"dates": ["2026-11-02"]' in one_day
+    assert served.get(f"/series?id={series_id}&from=2026-11-02&to=2026-11-01").status_code == 400
+
+
+def test_summary_page_cards_thresholds_filters_and_review_queue(served):
+    html = body(served.get(f"/set?id={SUMMARY}"))
+    cards = re.findall(r'data-metric="(summary_[a-z_]+)"', html)
+    assert cards == ["summary_accuracy", "summary_risk_coverage", "summary_non_definitive", "summary_needs_followup"]
+    assert "threshold" in html and "Review queue" in html and "Rule snapshot" in html
+    with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
+        failing = {r[0] for r in con.execute("select case_id from marts.summary_case_scores "
+                                             "where set_id = ? and not is_summary_accuracy_pass", [SUMMARY]).fetchall()}
+        total = con.execute("select count(*) from marts.summary_case_scores where set_id = ?", [SUMMARY]).fetchone()[0]
+    below = body(served.get(f"/set?id={SUMMARY}&below=summary_accuracy"))
+    table = below.split("<h2 id=\"cases\">", 1)[1].split("</table>", 1)[0]
+    shown = set(re.findall(r'<tr class="(?:pass|fail)">\s*<td>([^<]+)</td>', table))
+    assert shown == failing and len(failing) < total
+    tagged = body(served.get(f"/set?id={SUMMARY}&tag=deductible"))
+    assert tagged.count('<tr class=') < html.count('<tr class=')
+
+
+def test_engagement_and_compare_pages(served):
+    runs = body(served.get("/engagement"))
+    assert "sim-20261101-01" in runs and "sim-20261102-01" in runs
+    run = body(served.get(f"/set?id={ENGAGEMENT}"))
+    assert "Expected vs actual" in run and "Per persona" in run
+    compare = body(served.get(f"/compare?set={RESUME_NIGHT2}"))
+    with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
+        n_flips = con.execute("select count(*) from marts.history_flips where set_id = ?", [RESUME_NIGHT2]).fetchone()[0]
+        test = con.execute("select n_pass_fail, n_fail_pass from marts.history_flip_tests where set_id = ?",
+                           [RESUME_NIGHT2]).fetchone()
+    assert RESUME in compare  # the baseline
+    assert "McNemar" in compare and f"<td class=\"n\">{test[0]}</td>" in compare
+    assert compare.count("<tr class=") == min(n_flips, 200) and n_flips > 0
+
+
+# ---------------------------------------------------------------- errors and security
+
+
+@pytest.mark.parametrize("path, status", [
+    ("/set?id=no-such-set", 404),
+    ("/set", 400),
+    ("/item?set=no-such-set&line=2", 404),
+    (f"/item?set={HOSTILE}&line=999", 404),
+    (f"/item?set={HOSTILE}&line=two", 400),
+    (f"/item?set={HOSTILE}", 400),
+    (f"/item?set={SUMMARY}&line=1", 404),
+    (f"/set?id={HOSTILE}&page=x", 400),
+    (f"/set?id={HOSTILE}&page=0", 400),
+    (f"/set?id={HOSTILE}&per_page=7", 400),
+    (f"/set?id={HOSTILE}&sort=line_number;drop table x", 400),
+    (f"/set?id={HOSTILE}&dir=sideways", 400),
+    (f"/set?id={HOSTILE}&status=broken", 400),
+    (f"/set?id={HOSTILE}&round=9/9", 400),
+    (f"/set?id={HOSTILE}&result=maybe", 400),
+    (f"/set?id={HOSTILE}&q=" + "x" * 201, 400),
+    (f"/set?id={SUMMARY}&below=summary_everything", 400),
+    ("/series?id=no-such-series", 404),
+    ("/series", 400),
+    ("/series?id=resume_agent_nightly.csv&from=yesterday", 400),
+    ("/?date=2026-13-01", 400),
+    ("/?date=1999-01-01", 404),
+    ("/compare?set=no-such-set", 404),
+    ("/no-such-page", 404),
+])
+def test_bad_requests_are_400_or_404_never_a_traceback(served, path, status):
+    response = served.get(path)
+    assert response.status_code == status
+    html = body(response)
+    assert "Traceback" not in html and 'class="error-message"' in html
+
+
+def test_every_query_value_is_a_parameter(served):
+    # a set id and a search that would break SQL if pasted into it
+    for path in ("/set?id=x' or '1'='1", f"/set?id={HOSTILE}&q=' or 1=1 --", "/series?id=a'); drop table x; --"):
+        response = served.get(path)
+        assert response.status_code in (200, 404) and "Traceback" not in body(response)
+    assert re.findall(r'(\d+) matching', body(served.get(f"/set?id={HOSTILE}&q=' or 1=1 --"))) == ["0"]
+
+
+def test_token_is_required_on_every_request_when_set(served):
+    token = "t0ken-for-the-viewer-tests"
+    client = create_app(served.wh.paths.published_db, token=token).test_client()
+    for path in ("/", f"/set?id={HOSTILE}", "/static/viewer.js", "/fonts/NanumGothic.ttf"):
+        assert client.get(path).status_code == 401, path
+    assert client.get("/", headers={"Authorization": "Bearer wrong-token"}).status_code == 401
+    assert client.get("/", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+    first = client.get(f"/?token={token}")
+    assert first.status_code == 200 and "agent_eval_token=" in first.headers.get("Set-Cookie", "")
+    assert client.get(f"/set?id={HOSTILE}").status_code == 200  # the cookie carries it on
+
+
+def test_serve_refuses_to_bind_beyond_loopback_without_a_token(monkeypatch, capsys):
+    monkeypatch.delenv("AGENT_EVAL_SERVE_TOKEN", raising=False)
+    assert cli.main(["serve", "--host", "0.0.0.0", "--port", "0"]) == cli.EXIT_USAGE
+    assert "AGENT_EVAL_SERVE_TOKEN" in capsys.readouterr().err
+    monkeypatch.setenv("AGENT_EVAL_SERVE_TOKEN", "short")
+    assert cli.main(["serve", "--host", "0.0.0.0", "--port", "0"]) == cli.EXIT_USAGE
+    assert cli.serve_token("127.0.0.1") == ("short", None)  # loopback: optional, used when set
+
+
+def test_pages_send_a_content_security_policy_and_serve_assets_locally(served):
+    response = served.get("/")
+    assert "script-src 'self'" in response.headers["Content-Security-Policy"]
+    html = body(response)
+    assert "http://" not in html and "https://" not in html  # no CDN
+    for asset in re.findall(r'(?:src|href)="(/static/[^"]+)"', html):
+        assert served.get(asset).status_code == 200, asset
+    font = served.get("/fonts/NanumGothic.ttf")
+    assert font.status_code == 200 and font.data[:4] == b"\x00\x01\x00\x00"  # TrueType
+
+
+def test_no_published_file_answers_503_with_what_to_run(tmp_path):
+    client = create_app(tmp_path / "missing.duckdb").test_client()
+    response = client.get("/")
+    assert response.status_code == 503 and "agent-eval build" in body(response)
+
+
+# ---------------------------------------------------------------- a real browser
+
+CHROMIUM = Path(os.environ.get("AGENT_EVAL_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def test_a_real_browser_clicks_from_the_overview_to_a_failing_item(served, tmp_path):
+    """Debian's Chromium (installed by `make browser`, which `make test` runs)
+    driven by Playwright: overview → a resume set → the fail filter → an item.
+    No console error or failed request on the way; screenshots beside the test's
+    temporary files."""
+    from playwright.sync_api import sync_playwright
+
+    assert CHROMIUM.is_file(), f"{CHROMIUM} is missing: run `make browser` (apt-get install chromium, as root)"
+    problems: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS, headless=True)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+        page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
+        page.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+
+        page.goto(served.base + "/?date=2026-11-01")
+        cards = page.locator("section.card")
+        assert cards.count() >= 4 and cards.first.is_visible()
+        # the app's own Korean font loads and covers the page's Korean (no tofu)
+        assert page.evaluate("document.fonts.load('16px NanumGothic', '지원자 관리').then(f => f.length)") == 1
+        assert page.evaluate("document.fonts.check('16px NanumGothic', '지원자 관리 보험 요약')")
+        page.screenshot(path=str(tmp_path / "1-overview.png"), full_page=True)
+
+        page.locator(f'section.card[data-set="{RESUME}"] a.set-link').click()  # click 1
+        page.wait_for_load_state()
+        assert page.locator("table.items tbody tr").count() > 1
+        page.select_option("#item-filters select[name=result]", "fail")
+        page.locator("#item-filters button[type=submit]").click()  # click 2
+        page.wait_for_load_state()
+        rows = page.locator("table.items tbody tr.fail")
+        assert rows.count() >= 1 and page.locator("table.items tbody tr.pass").count() == 0
+        page.screenshot(path=str(tmp_path / "2-failing-items.png"), full_page=True)
+
+        rows.first.locator("a.item-link").click()  # click 3
+        page.wait_for_load_state()
+        assert page.get_by_role("heading", name="Raw JSON").is_visible()
+        assert page.locator("text=fail").first.is_visible()
+        page.screenshot(path=str(tmp_path / "3-item.png"), full_page=True)
+
+        page.goto(served.base + "/series?id=resume_agent_nightly.csv")
+        page.wait_for_selector("[data-chart][data-drawn=true]")
+        assert page.locator("[data-chart] canvas").count() == page.locator("[data-chart]").count() >= 4
+        page.screenshot(path=str(tmp_path / "4-series.png"), full_page=True)
+
+        page.goto(served.base + f"/item?set={HOSTILE}&line=2")
+        assert page.locator("pre.text-block", has_text="<script>alert(1)</script>").count() == 1
+        browser.close()
+    assert problems == []
+    assert all((tmp_path / name).stat().st_size > 10_000 for name in
+               ("1-overview.png", "2-failing-items.png", "3-item.png", "4-series.png"))
