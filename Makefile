@@ -5,13 +5,24 @@ BIN := $(VENV)/bin
 DBT := $(BIN)/dbt
 export DBT_PROFILES_DIR := $(CURDIR)
 
-.PHONY: setup browser demo serve test test-fast lint build docs bench readme-chart clean
+.PHONY: setup lock browser demo serve test test-fast lint build docs bench readme-chart clean
 
-$(BIN)/agent-eval: pyproject.toml
+# Installs exactly the versions in constraints.txt (the lock, written by
+# `make lock`), so a new release of any dependency cannot change a fresh
+# clone's behaviour overnight.
+$(BIN)/agent-eval: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[dev]"
+	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev]"
 	touch $@
+
+# Refresh the lock after changing dependencies in pyproject.toml (or to take
+# new releases): resolves from PyPI with pip-compile (pip-tools, a dev
+# dependency), then reinstalls. Commit constraints.txt with the change.
+lock:
+	$(BIN)/pip-compile --quiet --upgrade --extra dev --strip-extras --no-emit-index-url \
+	  --no-emit-find-links --output-file constraints.txt pyproject.toml
+	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev]"
 
 setup: $(BIN)/agent-eval
 

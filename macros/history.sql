@@ -275,3 +275,20 @@
     {%- endfor -%}
     {{ return("'" ~ local_md5(parts | sort | join('\n')) ~ "'") }}
 {%- endmacro %}
+
+
+{% macro freshness_as_of() -%}
+    {#- The date freshness gates measure ages on (YYYY-MM-DD): var
+        freshness_as_of or $AGENT_EVAL_AS_OF (DuckDB's date literal checks
+        it; for replaying an old night), else the day the
+        build started (UTC). A literal in the compiled SQL, so a model using
+        it runs again on each new day. -#}
+    {%- set given = var('freshness_as_of', none) or env_var('AGENT_EVAL_AS_OF', '') -%}
+    {%- if given -%}
+        {{ given | string | trim }}
+    {%- elif run_started_at is defined -%}
+        {{ run_started_at.strftime('%Y-%m-%d') }}
+    {%- else -%}
+        2000-01-01
+    {%- endif -%}
+{%- endmacro %}

@@ -148,3 +148,21 @@
         ) }}
     {%- endif -%}
 {%- endmacro %}
+
+{% macro log_rejected_input(rejected_files, rejected_rows) -%}
+    {#- One line per rejected file in dbt's output ("rejected input: <file>:
+        <reason>"), read when the test assert_no_rejected_input runs (its
+        models are built by then): the latest observation of a file is a
+        rejection, or a current set has rejected rows. -#}
+    {%- if execute -%}
+        {%- set found = run_query(
+            "select source_file, 'file rejected: ' || reject_reason from "
+            ~ rejected_files ~ " where is_latest union all "
+            ~ "select source_file, count(*) || ' row(s) rejected' from "
+            ~ rejected_rows ~ " where is_current group by source_file order by 1"
+        ) -%}
+        {%- for row in found.rows -%}
+            {%- do log('rejected input: ' ~ row[0] ~ ': ' ~ row[1], info=True) -%}
+        {%- endfor -%}
+    {%- endif -%}
+{%- endmacro %}

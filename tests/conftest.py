@@ -121,7 +121,7 @@ class Snapshot:
 # Modules that never run dbt: `make test-fast` (pytest -m "not dbt") runs
 # them in seconds. Every other module is marked `dbt`, so a new module is
 # slow until it is listed here.
-FAST_MODULES = {"test_csv_load", "test_engagement_ingest", "test_ingest", "test_report"}
+FAST_MODULES = {"test_cli", "test_csv_load", "test_engagement_ingest", "test_ingest", "test_install", "test_report"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -1,5 +1,5 @@
 """Serving analysts and BI tools (issue 7): the published DuckDB file and
-Parquet, read by real reader processes, DuckDB 1.4, SQLAlchemy and polars;
+Parquet, read by real reader processes, DuckDB 1.0 (the oldest reader promised), SQLAlchemy and polars;
 the contract every public mart is held to. Generic: every check walks the
 dbt manifest or the published file, so a new mart is covered with no edit.
 """
@@ -317,29 +317,35 @@ def test_unsafe_types_are_named():
     ]
 
 
-def duckdb14_python() -> Path:
-    """A virtualenv with duckdb 1.4.x (what the Metabase DuckDB drivers
-    embed), made once under a cache folder and reused by later runs."""
+OLDEST_READER = "duckdb==1.0.0"  # the oldest DuckDB the published file promises to open
+
+
+def old_duckdb_python(requirement: str = OLDEST_READER) -> Path:
+    """A virtualenv with an older DuckDB from PyPI, made once under a cache
+    folder and reused by later runs."""
     cache = Path(os.environ.get("AGENT_EVAL_TEST_CACHE") or Path.home() / ".cache" / "agent-eval-tests")
-    venv = cache / "duckdb-1.4-venv"
+    name = requirement.replace("==", "-")
+    venv = cache / f"{name}-venv"
     python = venv / "bin" / "python"
     marker = venv / "installed.txt"
     cache.mkdir(parents=True, exist_ok=True)
-    with open(cache / "duckdb-1.4-venv.lock", "w") as lock:
+    with open(cache / f"{name}-venv.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # pytest-xdist workers wait for one another
         if not marker.is_file():
             shutil.rmtree(venv, ignore_errors=True)
             subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
             subprocess.run(
-                [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                 "duckdb>=1.4,<1.5"],
+                [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", requirement],
                 check=True,
             )
-            marker.write_text("duckdb>=1.4,<1.5\n", encoding="utf-8")
+            marker.write_text(requirement + "\n", encoding="utf-8")
     return python
 
 
-def test_published_file_opens_in_duckdb_1_4(served):
+def test_published_file_opens_in_the_oldest_duckdb_promised(served):
+    """Storage format v1.0.0: DuckDB 1.0 (2024) and every later release open
+    it (the Metabase DuckDB drivers embed 1.4), with every table, row and
+    comment."""
     result = run_python(
         """
         import duckdb, json, sys
@@ -347,13 +353,17 @@ def test_published_file_opens_in_duckdb_1_4(served):
             counts = {}
             for schema, table in con.sql("select schema_name, table_name from duckdb_tables()").fetchall():
                 counts[f"{schema}.{table}"] = len(con.sql(f'select * from "{schema}"."{table}"').fetchall())
-        print(json.dumps({"version": duckdb.__version__, "counts": counts}))
+            comments = con.sql("select count(*) from duckdb_columns() where comment is not null").fetchone()[0]
+        print(json.dumps({"version": duckdb.__version__, "counts": counts, "comments": comments}))
         """,
         str(served.paths.published_db),
-        python=duckdb14_python(),
+        python=old_duckdb_python(),
     )
-    assert result["version"].startswith("1.4.")
+    assert result["version"] == OLDEST_READER.split("==")[1]
     assert result["counts"] == published_counts(served.paths.published_db)
+    with duckdb.connect(str(served.paths.published_db), read_only=True) as con:
+        comments = con.execute("select count(*) from duckdb_columns() where comment is not null").fetchone()[0]
+    assert result["comments"] == comments > 100
 
 
 def test_sqlalchemy_reflects_and_reads_every_published_table(served):
@@ -539,3 +549,37 @@ def test_publish_command_publishes_what_a_plain_dbt_build_left(built):
     assert cli.cmd_publish(wh.paths, force=True) == cli.EXIT_OK
     results.unlink()
     assert cli.cmd_publish(wh.paths) == cli.EXIT_USAGE  # no run results: nothing known about the build
+
+
+def test_plain_dbt_build_names_rejected_input_and_still_builds_every_good_set(built):
+    """An operator's plain `dbt build` (selector nightly) on a night with
+    rejected input: by default it fails, naming each file and reason in dbt's
+    own output; with var rejected_input_severity = warn it warns and exits 0.
+    Either way every good set is built (the test's models are leaves)."""
+    wh, code = built("basic")
+    assert code == EXIT_REJECTED
+    with duckdb.connect(str(wh.paths.db_path), read_only=True) as con:
+        rejected = sorted({r[0] for r in con.execute(
+            "select source_file from ops.rejected_files where is_latest union all "
+            "select source_file from ops.rejected_rows where is_current").fetchall()})
+        sets_before = con.execute("select count(*) from marts.resume_set_scores").fetchone()[0]
+    assert rejected and sets_before > 0
+    cwd, _ = wh.paths.dbt_location()
+    command = [sys.executable, "-c", "from dbt.cli.main import cli; cli()", "build", "--selector", "nightly",
+               "--project-dir", str(PROJECT_DIR)]
+
+    strict = subprocess.run(command, cwd=cwd, env=wh.paths.dbt_env(), capture_output=True, text=True)
+    assert strict.returncode == 1, strict.stdout[-2000:]
+    assert "assert_no_rejected_input" in strict.stdout
+    for source_file in rejected:
+        assert f"rejected input: {source_file}: " in strict.stdout
+    assert "rejected input (ops.rejected_files, ops.rejected_rows): " in strict.stdout  # the failure's message
+    with duckdb.connect(str(wh.paths.db_path), read_only=True) as con:
+        assert con.execute("select count(*) from marts.resume_set_scores").fetchone()[0] == sets_before
+
+    lenient = subprocess.run([*command, "--vars", "{rejected_input_severity: warn}"], cwd=cwd,
+                             env=wh.paths.dbt_env(), capture_output=True, text=True)
+    assert lenient.returncode == 0, lenient.stdout[-2000:]
+    assert "Warning in test assert_no_rejected_input" in lenient.stdout
+    for source_file in rejected:
+        assert f"rejected input: {source_file}: " in lenient.stdout

@@ -447,3 +447,23 @@ def test_a_real_browser_clicks_from_the_overview_to_a_failing_item(served, tmp_p
     assert problems == []
     assert all((tmp_path / name).stat().st_size > 10_000 for name in
                ("1-overview.png", "2-failing-items.png", "3-item.png", "4-series.png"))
+
+
+def test_recruit_flips_name_the_failing_check(served):
+    """A recruit item can fail the pass rule with status ok (a check failed):
+    history_flips names the first failing check, which the morning page shows
+    after `ok → ok` (issue 17.6). Expected: the first failing check of the
+    item's line in recruit_check_results, read here directly."""
+    with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
+        flips = con.execute(
+            "select set_id, line_number, status, fail_reason from marts.history_flips "
+            "where agent = 'recruit_agent' and not is_pass and status in ('ok', 'partial')").fetchall()
+        assert flips
+        for set_id, line, _, reason in flips:
+            name, why = con.execute(
+                "select coalesce(check_name, check_path, 'check ' || check_seq), reason "
+                "from marts.recruit_check_results where set_id = ? and line_number = ? and not is_passed "
+                "order by check_seq limit 1", [set_id, line]).fetchone()
+            assert reason == f"{name}: {why}"
+        assert con.execute("select count(*) from marts.history_flips where is_pass and fail_reason is not null"
+                           ).fetchone()[0] == 0

@@ -32,25 +32,47 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_REJECTED = 3
 EXIT_GATE_FAILED = 4
+EXIT_CODES = __doc__[__doc__.index("Exit codes"):].strip()
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", help="warehouse DuckDB file (default $AGENT_EVAL_DB or warehouse/agent_eval.duckdb)")
-    parser.add_argument("--drops", help="drops folder (default $AGENT_EVAL_DROPS or data/drops)")
-    parser.add_argument("--reports", help="reports folder (default $AGENT_EVAL_REPORTS or reports/)")
+def package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("agent-eval-warehouse")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def _common(parser: argparse.ArgumentParser, *, drops: bool = True, reports: bool = True,
+            published: bool = True, demo: bool = False) -> None:
+    """The location options a command uses (and only those: an option a
+    command would ignore is not offered)."""
+    where = "warehouse/demo.duckdb" if demo else "$AGENT_EVAL_DB or warehouse/agent_eval.duckdb"
+    parser.add_argument("--db", help=f"warehouse DuckDB file (default {where})")
+    if drops:
+        parser.add_argument("--drops", help="drops folder (default " + ("data/drops" if demo else
+                            "$AGENT_EVAL_DROPS or data/drops") + ")")
+    if reports:
+        parser.add_argument("--reports", help="reports folder (default " + ("reports/demo" if demo else
+                            "$AGENT_EVAL_REPORTS or reports/") + ")")
     parser.add_argument("--project-dir", help="the dbt project (default: found from here)")
-    parser.add_argument("--published", help="folder of the published (served) copy (default $AGENT_EVAL_PUBLISHED "
-                        "or published/ beside the warehouse file)")
+    if published:
+        parser.add_argument("--published", help="folder of the published (served) copy (default " +
+                            ("" if demo else "$AGENT_EVAL_PUBLISHED or ") + "published/ beside the warehouse file)")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent-eval",
         description="Agent evaluation warehouse: load nightly drops, score them with dbt, render reports.",
+        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    build = sub.add_parser("build", help="dbt build on the drops, then render every report")
+    build = sub.add_parser("build", help="dbt build on the drops, then render every report",
+                           epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     _common(build)
     build.add_argument("--full-refresh", action="store_true", help="rebuild every model from raw history")
     build.add_argument("--unit-tests", action="store_true",
@@ -60,13 +82,14 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--no-reports", action="store_true", help="do not render reports")
 
     rep = sub.add_parser("report", help="render markdown reports from the marts")
-    _common(rep)
+    _common(rep, drops=False, published=False)
     rep.add_argument("--set", dest="sets", action="append", help="only this set id (repeatable)")
     rep.add_argument("--latest", action="store_true",
                      help="only the morning summary of the newest drop: <reports>/morning/<date>.md")
 
-    demo = sub.add_parser("demo", help="build the bundled sample drops into a fresh demo warehouse")
-    _common(demo)
+    demo = sub.add_parser("demo", help="build the bundled sample drops into a fresh demo warehouse",
+                          epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _common(demo, demo=True)
 
     gen = sub.add_parser("samples", help="write deterministic sample drops")
     gen.add_argument("--out", required=True, help="drops folder to write into")
@@ -77,23 +100,23 @@ def build_parser() -> argparse.ArgumentParser:
         "judge",
         help="LLM correction of the summary review queue (off unless AGENT_EVAL_JUDGE_BASE_URL is set)",
     )
-    _common(jud)
+    _common(jud, drops=False)
     jud.add_argument("--limit", type=int, help="send at most this many review items")
     jud.add_argument("--no-build", action="store_true", help="do not rebuild the summary marts afterwards")
 
     gat = sub.add_parser("gates", help="show the quality gates of the newest sets and write them as JUnit XML")
-    _common(gat)
+    _common(gat, drops=False, published=False)
     gat.add_argument("--junit", help=f"the JUnit XML to write (default <reports>/{gates.JUNIT_FILE})")
 
     exp = sub.add_parser("export", help="write the summary marts to an Excel workbook")
-    _common(exp)
+    _common(exp, drops=False, published=False)
     exp.add_argument("--out", help="the .xlsx to write (default <reports>/summary/summary_scores.xlsx)")
     exp.add_argument("--set", dest="sets", action="append", help="only this set id (repeatable)")
     wd = sub.add_parser(
         "withdraw",
         help="take back a delivery: its sets leave every mart, history and report at the next build",
     )
-    _common(wd)
+    _common(wd, reports=False, published=False)
     wd.add_argument("source_file", help="the delivery's path under the drops folder (a file, or a folder: "
                     "every file under it), as in ops.load_log.source_file")
     wd.add_argument("--reason", required=True, help="why (kept in operator.withdrawals with who and when)")
@@ -105,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
         "DuckDB file and Parquet folders, as `agent-eval build` does after dbt. Refuses when dbt's last "
         "run (run_results.json) failed, other than a quality gate, unless --force.",
     )
-    _common(pub)
+    _common(pub, drops=False, reports=False)
     pub.add_argument("--force", action="store_true",
                      help="publish even though dbt's last run failed (what it left is published)")
     srv = sub.add_parser(
@@ -115,7 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
         "summary, engagement and compare pages. Read-only; a nightly build publishing meanwhile is "
         "picked up by the next request. Binding beyond loopback requires $AGENT_EVAL_SERVE_TOKEN.",
     )
-    _common(srv)
+    _common(srv, drops=False, reports=False)
     srv.add_argument("--host", default="127.0.0.1",
                      help="address to bind (default 127.0.0.1; any other needs AGENT_EVAL_SERVE_TOKEN)")
     srv.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
@@ -149,8 +172,8 @@ def _evaluate_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _paths(args: argparse.Namespace) -> Paths:
-    return resolve_paths(db=args.db, drops=args.drops, reports=args.reports, project_dir=args.project_dir,
-                         published=args.published)
+    return resolve_paths(db=args.db, drops=getattr(args, "drops", None), reports=getattr(args, "reports", None),
+                         project_dir=args.project_dir, published=getattr(args, "published", None))
 
 
 def cmd_build(paths: Paths, full_refresh: bool = False, unit_tests: bool = False,
@@ -182,9 +205,10 @@ def cmd_build(paths: Paths, full_refresh: bool = False, unit_tests: bool = False
         # a subprocess: when it returns, dbt's connections and file lock are gone
         runner.run_dbt(paths, dbt_args)
     except runner.DbtFailed as err:
-        # a failing quality gate is a verdict on the agent, not a broken
-        # build: every score is there, so publish and report it all the same
-        if not gates.only_gates_failed(paths.target_dir):
+        # a failing quality gate or rejected input is a verdict on the night,
+        # not a broken build: every score is there, so publish and report it
+        # all the same (exit 4 / 3)
+        if not gates.only_verdicts_failed(paths.target_dir):
             failure = str(err)
     if not paths.db_path.exists():
         print(f"agent-eval: FAILED: {failure or 'no warehouse was written'}", file=sys.stderr)
@@ -228,7 +252,7 @@ def cmd_build(paths: Paths, full_refresh: bool = False, unit_tests: bool = False
         for path in written:
             print(f"  {path}")
     if published is not None:
-        print(f"published: {published.db_path} ({len(published.tables)} tables, DuckDB 1.4 format)")
+        print(f"published: {published.db_path} ({len(published.tables)} tables, readable from DuckDB 1.0 on)")
         print(f"parquet:   {published.parquet_dir}/<table>/{publish.PARQUET_FILE}")
     else:
         print(f"published: nothing; {paths.published_db} is unchanged")
@@ -393,8 +417,11 @@ def cmd_judge(paths: Paths, limit: int | None = None, build: bool = True) -> int
                                    "--select", "stg_summary__judgments+",
                                    "--exclude-resource-type", "unit_test"])
         except runner.DbtFailed as err:
-            print(f"agent-eval: FAILED: {err}", file=sys.stderr)
-            return EXIT_FAILED
+            if not gates.only_verdicts_failed(paths.target_dir):
+                print(f"agent-eval: FAILED: {err}", file=sys.stderr)
+                return EXIT_FAILED
+        # the corrected scores reach readers now, not at the next nightly build
+        return cmd_publish(paths)
     return EXIT_OK
 
 
@@ -483,7 +510,7 @@ def cmd_publish(paths: Paths, force: bool = False) -> int:
         print(f"agent-eval publish: no dbt run results in {paths.target_dir}: run `dbt build` first",
               file=sys.stderr)
         return EXIT_USAGE
-    broken = [node for node in failed if node != gates.GATE_TEST]
+    broken = [node for node in failed if node not in gates.VERDICT_TESTS]
     if broken and not force:
         print(f"agent-eval publish: dbt's last run failed ({len(broken)} node(s): {', '.join(broken[:5])}"
               f"{', ...' if len(broken) > 5 else ''}); nothing published, {paths.published_db} is unchanged. "
@@ -494,7 +521,7 @@ def cmd_publish(paths: Paths, force: bool = False) -> int:
     except publish.PublishError as err:
         print(f"agent-eval publish: FAILED (the previous published files are unchanged): {err}", file=sys.stderr)
         return EXIT_FAILED
-    print(f"published: {published.db_path} ({len(published.tables)} tables, DuckDB 1.4 format)")
+    print(f"published: {published.db_path} ({len(published.tables)} tables, readable from DuckDB 1.0 on)")
     print(f"parquet:   {published.parquet_dir}/<table>/{publish.PARQUET_FILE}")
     return EXIT_OK
 

@@ -18,8 +18,15 @@ import duckdb
 from agent_eval.report import _rows
 
 GATE_TEST = "test.agent_eval.assert_quality_gates_pass"
+# dbt's verdict on the input (tests/dbt/assert_no_rejected_input.sql): for a
+# plain `dbt build`; `agent-eval build` reports the same as exit 3
+REJECTED_INPUT_TEST = "test.agent_eval.assert_no_rejected_input"
+VERDICT_TESTS = frozenset({GATE_TEST, REJECTED_INPUT_TEST})
 JUNIT_FILE = "quality_gates.junit.xml"
 FAILED_STATUSES = {"error", "fail", "runtime error"}
+# gate statuses that fail the night (exit 4): a metric gate that failed, an
+# expected series that did not arrive in time (seed expected_series)
+GATE_FAILURES = ("fail", "stale")
 
 
 def failed_nodes(target_dir: Path) -> list[str] | None:
@@ -33,11 +40,12 @@ def failed_nodes(target_dir: Path) -> list[str] | None:
     return [r["unique_id"] for r in results if str(r.get("status")).lower() in FAILED_STATUSES]
 
 
-def only_gates_failed(target_dir: Path) -> bool:
-    """True when the quality-gate test is the one and only failure of the
-    last dbt run: every score was built, the night just did not pass."""
+def only_verdicts_failed(target_dir: Path) -> bool:
+    """True when the last dbt run's only failures are verdicts on the night,
+    the quality gates and the rejected-input test: every score was built,
+    the night just did not pass (exit 4 / 3 say which)."""
     failed = failed_nodes(target_dir)
-    return failed == [GATE_TEST]
+    return bool(failed) and set(failed) <= VERDICT_TESTS
 
 
 def read_results(db_path: Path) -> list[dict[str, Any]]:
@@ -52,18 +60,19 @@ def read_results(db_path: Path) -> list[dict[str, Any]]:
             return []
         return _rows(
             con,
-            "select * from marts.history_gate_results order by status <> 'fail', status, gate_id, set_id",
+            "select * from marts.history_gate_results "
+            "order by status not in ('fail', 'stale'), status, gate_id, set_id",
         )
 
 
 def has_failures(results: list[dict[str, Any]]) -> bool:
-    return any(row["status"] == "fail" for row in results)
+    return any(row["status"] in GATE_FAILURES for row in results)
 
 
 def write_junit(results: list[dict[str, Any]], path: Path) -> Path:
     """One <testsuite name="quality_gates"> with a <testcase> per (gate,
-    set): <failure> for fail, <skipped> for no_data."""
-    failures = sum(r["status"] == "fail" for r in results)
+    set): <failure> for fail and stale, <skipped> for no_data."""
+    failures = sum(r["status"] in GATE_FAILURES for r in results)
     skipped = sum(r["status"] == "no_data" for r in results)
     suites = ElementTree.Element("testsuites", name="agent-eval", tests=str(len(results)),
                                  failures=str(failures), skipped=str(skipped), errors="0")
@@ -76,9 +85,9 @@ def write_junit(results: list[dict[str, Any]], path: Path) -> Path:
         for key in ("metric_value", "min_score", "max_regression", "baseline_set_id", "delta"):
             if row.get(key) is not None:
                 ElementTree.SubElement(props, "property", name=key, value=str(row[key]))
-        if row["status"] == "fail":
+        if row["status"] in GATE_FAILURES:
             failure = ElementTree.SubElement(case, "failure", message=row["reason"] or "gate failed",
-                                             type="quality_gate")
+                                             type="freshness" if row["status"] == "stale" else "quality_gate")
             failure.text = row["reason"]
         elif row["status"] == "no_data":
             ElementTree.SubElement(case, "skipped", message=row["reason"] or "no data")
@@ -90,8 +99,9 @@ def write_junit(results: list[dict[str, Any]], path: Path) -> Path:
 
 
 def format_results(results: list[dict[str, Any]]) -> str:
-    counts = {s: sum(r["status"] == s for r in results) for s in ("pass", "fail", "no_data")}
-    lines = [f"quality gates: {counts['pass']} pass, {counts['fail']} fail, {counts['no_data']} no data"]
+    counts = {s: sum(r["status"] == s for r in results) for s in ("pass", "fail", "stale", "no_data")}
+    lines = [f"quality gates: {counts['pass']} pass, {counts['fail']} fail, {counts['stale']} stale, "
+             f"{counts['no_data']} no data"]
     for row in results:
         if row["status"] != "pass":
             lines.append(f"  GATE {row['status'].upper()}: {row['reason']}")

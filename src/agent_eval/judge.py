@@ -7,33 +7,50 @@ successful judgment into the final score (weights in seed
 ``summary_rule_params``); this module computes no score.
 
 Off by default: nothing is sent unless ``AGENT_EVAL_JUDGE_BASE_URL`` and
-``AGENT_EVAL_JUDGE_MODEL`` are set. A timeout, an HTTP error or a reply that
-is not a valid score is recorded with its error, and the rule score stays.
+``AGENT_EVAL_JUDGE_MODEL`` are set. Requests go through the ``openai`` SDK
+(any compatible base URL). Transient failures (HTTP 429 and 5xx, timeouts,
+connection errors, a reply that is not a chat completion) are retried with
+exponential backoff that honours ``Retry-After``, up to
+``AGENT_EVAL_JUDGE_MAX_ATTEMPTS``; a reply that is not a valid score is not
+(the model answered). Every attempt is one row, so nothing is lost: a failed
+item keeps its rule score and is tried again by the next run. Items run
+``AGENT_EVAL_JUDGE_CONCURRENCY`` at a time; ``AGENT_EVAL_JUDGE_MAX_ITEMS``
+(or ``--limit``) bounds what one run may send.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import re
-import socket
-import urllib.error
-import urllib.request
+import sys
+import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import duckdb
+import openai
 
 PROMPT_VERSION = "summary-judge-v1"
 ENV_BASE_URL = "AGENT_EVAL_JUDGE_BASE_URL"
 ENV_MODEL = "AGENT_EVAL_JUDGE_MODEL"
 ENV_API_KEY = "AGENT_EVAL_JUDGE_API_KEY"
 ENV_TIMEOUT = "AGENT_EVAL_JUDGE_TIMEOUT_SEC"
+ENV_MAX_ATTEMPTS = "AGENT_EVAL_JUDGE_MAX_ATTEMPTS"
+ENV_CONCURRENCY = "AGENT_EVAL_JUDGE_CONCURRENCY"
+ENV_MAX_ITEMS = "AGENT_EVAL_JUDGE_MAX_ITEMS"
+ENV_BACKOFF = "AGENT_EVAL_JUDGE_BACKOFF_SEC"
 DEFAULT_TIMEOUT_SEC = 30.0
+DEFAULT_MAX_ATTEMPTS = 4
+DEFAULT_CONCURRENCY = 4
+DEFAULT_BACKOFF_SEC = 1.0  # first wait; doubled on each retry, with jitter
+MAX_WAIT_SEC = 60.0  # no wait is longer, whatever Retry-After asks
 REPLY_TEXT_MAX = 2000
 
 # The questions of source 004 §10.2, one per metric, and whether the answer
@@ -53,12 +70,17 @@ SYSTEM_PROMPT = (
 
 
 class JudgeError(Exception):
-    """One failed attempt; ``status`` is timeout, http_error, malformed or error."""
+    """One failed attempt; ``status`` is timeout, http_error, malformed or error.
+    ``retryable``: worth another attempt (the endpoint, not the model, failed);
+    ``retry_after``: seconds the endpoint asked to wait (Retry-After)."""
 
-    def __init__(self, status: str, message: str, reply_text: str | None = None) -> None:
+    def __init__(self, status: str, message: str, reply_text: str | None = None,
+                 retryable: bool = False, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.reply_text = reply_text
+        self.retryable = retryable
+        self.retry_after = retry_after
 
 
 @dataclass(frozen=True)
@@ -67,6 +89,10 @@ class JudgeConfig:
     model: str
     api_key: str | None = None
     timeout_sec: float = DEFAULT_TIMEOUT_SEC
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS
+    concurrency: int = DEFAULT_CONCURRENCY
+    max_items: int | None = None
+    backoff_sec: float = DEFAULT_BACKOFF_SEC
 
     @property
     def endpoint(self) -> str:
@@ -82,12 +108,27 @@ class JudgeConfig:
             return None
         if not model:
             raise ValueError(f"{ENV_BASE_URL} is set but {ENV_MODEL} is not: name the model to call")
-        timeout = env.get(ENV_TIMEOUT, "").strip()
-        try:
-            timeout_sec = float(timeout) if timeout else DEFAULT_TIMEOUT_SEC
-        except ValueError:
-            raise ValueError(f"{ENV_TIMEOUT}={timeout!r} is not a number of seconds") from None
-        return cls(base_url, model, env.get(ENV_API_KEY) or None, timeout_sec)
+
+        def number(name: str, default: float | None, cast: Callable[[str], float], low: float) -> Any:
+            text = env.get(name, "").strip()
+            if not text:
+                return default
+            try:
+                value = cast(text)
+            except ValueError:
+                raise ValueError(f"{name}={text!r} is not a number") from None
+            if value < low:
+                raise ValueError(f"{name}={text!r} must be at least {low:g}")
+            return value
+
+        return cls(
+            base_url, model, env.get(ENV_API_KEY) or None,
+            timeout_sec=number(ENV_TIMEOUT, DEFAULT_TIMEOUT_SEC, float, 0.001),
+            max_attempts=number(ENV_MAX_ATTEMPTS, DEFAULT_MAX_ATTEMPTS, int, 1),
+            concurrency=number(ENV_CONCURRENCY, DEFAULT_CONCURRENCY, int, 1),
+            max_items=number(ENV_MAX_ITEMS, None, int, 0),
+            backoff_sec=number(ENV_BACKOFF, DEFAULT_BACKOFF_SEC, float, 0.0),
+        )
 
 
 def build_messages(item: Mapping[str, Any]) -> list[dict[str, str]]:
@@ -106,34 +147,58 @@ def build_messages(item: Mapping[str, Any]) -> list[dict[str, str]]:
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
-def call_endpoint(config: JudgeConfig, messages: list[dict[str, str]]) -> str:
-    """POST one chat completion; return the message content or raise JudgeError."""
-    body = json.dumps(
-        {"model": config.model, "messages": messages, "temperature": 0}, ensure_ascii=False
-    ).encode("utf-8")
-    headers = {"Content-Type": "application/json"}
-    if config.api_key:
-        headers["Authorization"] = f"Bearer {config.api_key}"
-    request = urllib.request.Request(config.endpoint, data=body, headers=headers, method="POST")
+def client_for(config: JudgeConfig) -> openai.OpenAI:
+    """The SDK's client; its own retries are off: attempts are ours, so that
+    each is recorded."""
+    return openai.OpenAI(base_url=config.base_url, api_key=config.api_key or "not-needed",
+                         timeout=config.timeout_sec, max_retries=0)
+
+
+def retry_after(response: Any) -> float | None:
+    """Seconds from a Retry-After header (a number; an HTTP date is ignored)."""
+    value = getattr(response, "headers", {}).get("retry-after") if response is not None else None
     try:
-        with urllib.request.urlopen(request, timeout=config.timeout_sec) as response:
-            raw = response.read().decode("utf-8", errors="replace")
-    except urllib.error.HTTPError as err:
-        raise JudgeError("http_error", f"HTTP {err.code} from {config.endpoint}") from None
-    except (TimeoutError, socket.timeout):
-        raise JudgeError("timeout", f"no reply within {config.timeout_sec:g}s") from None
-    except urllib.error.URLError as err:
-        if isinstance(err.reason, (TimeoutError, socket.timeout)):
-            raise JudgeError("timeout", f"no reply within {config.timeout_sec:g}s") from None
-        raise JudgeError("error", f"cannot reach {config.endpoint}: {err.reason}") from None
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+def call_endpoint(config: JudgeConfig, messages: list[dict[str, str]],
+                  client: openai.OpenAI | None = None) -> str:
+    """One chat completion; return the message content or raise JudgeError."""
+    client = client or client_for(config)
     try:
-        payload = json.loads(raw)
-        content = payload["choices"][0]["message"]["content"]
-    except (json.JSONDecodeError, KeyError, IndexError, TypeError):
-        raise JudgeError("malformed", "reply is not a chat completion", raw[:REPLY_TEXT_MAX]) from None
+        completion = client.chat.completions.create(model=config.model, messages=messages, temperature=0)
+    except openai.APITimeoutError:
+        raise JudgeError("timeout", f"no reply within {config.timeout_sec:g}s", retryable=True) from None
+    except openai.APIStatusError as err:
+        code = err.status_code
+        raise JudgeError("http_error", f"HTTP {code} from {config.endpoint}",
+                         (err.response.text or "")[:REPLY_TEXT_MAX] or None,
+                         retryable=code == 429 or code >= 500, retry_after=retry_after(err.response)) from None
+    except openai.APIConnectionError as err:
+        raise JudgeError("error", f"cannot reach {config.endpoint}: {err}", retryable=True) from None
+    except (openai.APIResponseValidationError, json.JSONDecodeError, ValueError) as err:
+        raise JudgeError("malformed", f"reply is not a chat completion ({type(err).__name__})",
+                         retryable=True) from None
+    try:
+        content = completion.choices[0].message.content
+    except (AttributeError, IndexError, TypeError):
+        raise JudgeError("malformed", "reply is not a chat completion", str(completion)[:REPLY_TEXT_MAX],
+                         retryable=True) from None
     if not isinstance(content, str):
-        raise JudgeError("malformed", "reply message has no text content", raw[:REPLY_TEXT_MAX])
+        raise JudgeError("malformed", "reply message has no text content", str(completion)[:REPLY_TEXT_MAX])
     return content
+
+
+def backoff(config: JudgeConfig, attempt: int, asked: float | None) -> float:
+    """Seconds to wait before attempt ``attempt + 1``: what Retry-After asked,
+    else ``backoff_sec`` doubled per attempt with up to 25% jitter; at most
+    MAX_WAIT_SEC."""
+    if asked is not None:
+        return min(asked, MAX_WAIT_SEC)
+    base = config.backoff_sec * 2 ** (attempt - 1)
+    return min(base * (1 + random.random() / 4), MAX_WAIT_SEC)
 
 
 def parse_score(content: str, metric: str) -> float:
@@ -153,34 +218,46 @@ def parse_score(content: str, metric: str) -> float:
     return float(score)
 
 
-def judge_item(config: JudgeConfig, item: Mapping[str, Any]) -> dict[str, Any]:
-    """One attempt on one review item, as a row of judge.summary_judgments."""
-    row: dict[str, Any] = {
-        "judgment_id": str(uuid.uuid4()),
-        "set_id": item["set_id"],
-        "file_sha256": item["file_sha256"],
-        "case_id": item["case_id"],
-        "metric": item["metric"],
-        "rule_score": item.get("rule_score"),
-        "llm_score": None,
-        "status": "ok",
-        "error": None,
-        "model": config.model,
-        "prompt_version": PROMPT_VERSION,
-        "endpoint": config.endpoint,
-        "reply_text": None,
-    }
-    try:
-        content = call_endpoint(config, build_messages(item))
-        row["reply_text"] = content[:REPLY_TEXT_MAX]
-        row["llm_score"] = parse_score(content, item["metric"])
-    except JudgeError as err:
-        row["status"] = err.status
-        row["error"] = str(err)
-        if err.reply_text is not None:
-            row["reply_text"] = err.reply_text[:REPLY_TEXT_MAX]
-    row["judged_at"] = datetime.now(timezone.utc).replace(tzinfo=None)
-    return row
+def judge_item(config: JudgeConfig, item: Mapping[str, Any], client: openai.OpenAI | None = None,
+               sleep: Callable[[float], None] = time.sleep) -> list[dict[str, Any]]:
+    """Every attempt on one review item, each a row of judge.summary_judgments:
+    retried while the failure is transient and attempts remain."""
+    client = client or client_for(config)
+    messages = build_messages(item)
+    rows: list[dict[str, Any]] = []
+    for attempt in range(1, config.max_attempts + 1):
+        row: dict[str, Any] = {
+            "judgment_id": str(uuid.uuid4()),
+            "set_id": item["set_id"],
+            "file_sha256": item["file_sha256"],
+            "case_id": item["case_id"],
+            "metric": item["metric"],
+            "rule_score": item.get("rule_score"),
+            "llm_score": None,
+            "status": "ok",
+            "error": None,
+            "model": config.model,
+            "prompt_version": PROMPT_VERSION,
+            "endpoint": config.endpoint,
+            "reply_text": None,
+        }
+        failure: JudgeError | None = None
+        try:
+            content = call_endpoint(config, messages, client)
+            row["reply_text"] = content[:REPLY_TEXT_MAX]
+            row["llm_score"] = parse_score(content, item["metric"])
+        except JudgeError as err:
+            failure = err
+            row["status"] = err.status
+            row["error"] = str(err)
+            if err.reply_text is not None:
+                row["reply_text"] = err.reply_text[:REPLY_TEXT_MAX]
+        row["judged_at"] = datetime.now(timezone.utc).replace(tzinfo=None)
+        rows.append(row)
+        if failure is None or not failure.retryable or attempt == config.max_attempts:
+            break
+        sleep(backoff(config, attempt, failure.retry_after))
+    return rows
 
 
 PENDING_SQL = """
@@ -204,14 +281,18 @@ COLUMNS = (
 
 @dataclass
 class JudgeRun:
-    sent: int = 0
-    by_status: dict[str, int] = field(default_factory=dict)
+    sent: int = 0  # review items sent (each once or more)
+    attempts: int = 0  # requests made
+    by_status: dict[str, int] = field(default_factory=dict)  # each item's last attempt
 
 
-def run_judge(db_path: Path, config: JudgeConfig, limit: int | None = None) -> JudgeRun:
+def run_judge(db_path: Path, config: JudgeConfig, limit: int | None = None,
+              progress: Callable[[str], None] | None = None) -> JudgeRun:
     """Judge every review item without a successful judgment by this model
-    and prompt version; append one row per attempt."""
+    and prompt version, ``concurrency`` at a time; append one row per
+    attempt as each item finishes (an interrupted run keeps what it got)."""
     run = JudgeRun()
+    progress = progress or (lambda line: print(line, file=sys.stderr, flush=True))
     with duckdb.connect(str(db_path)) as con:
         try:
             cursor = con.execute(PENDING_SQL, [config.model, PROMPT_VERSION])
@@ -221,15 +302,26 @@ def run_judge(db_path: Path, config: JudgeConfig, limit: int | None = None) -> J
             ) from None
         names = [d[0] for d in cursor.description]
         items = [dict(zip(names, r)) for r in cursor.fetchall()]
-        if limit is not None:
-            items = items[:limit]
+        bound = limit if limit is not None else config.max_items
+        if bound is not None:
+            items = items[:bound]
         insert = (
             f"insert into judge.summary_judgments ({', '.join(COLUMNS)}) "
             f"values ({', '.join('?' for _ in COLUMNS)})"
         )
-        for item in items:
-            row = judge_item(config, item)
-            con.execute(insert, [row[c] for c in COLUMNS])
-            run.sent += 1
-            run.by_status[row["status"]] = run.by_status.get(row["status"], 0) + 1
+        client = client_for(config)
+        with ThreadPoolExecutor(max_workers=config.concurrency) as pool:
+            futures = {pool.submit(judge_item, config, item, client): item for item in items}
+            for future in as_completed(futures):
+                item = futures[future]
+                rows = future.result()
+                con.executemany(insert, [[row[c] for c in COLUMNS] for row in rows])
+                run.sent += 1
+                run.attempts += len(rows)
+                last = rows[-1]
+                run.by_status[last["status"]] = run.by_status.get(last["status"], 0) + 1
+                progress(f"judge [{run.sent}/{len(items)}] {item['set_id']} case {item['case_id']} "
+                         f"{item['metric']}: {last['status']}"
+                         + (f" after {len(rows)} attempts" if len(rows) > 1 else "")
+                         + (f" ({last['error']})" if last["error"] else ""))
     return run

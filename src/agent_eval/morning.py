@@ -65,11 +65,18 @@ def morning_context(con: duckdb.DuckDBPyConnection, newest: Any, reports_dir: Pa
     return {
         "drop_date": newest,
         "sets": sets,
+        # the day's gates, and every freshness gate (its set is older by
+        # design: a series that did not arrive is news on the newest page)
         "gates": _rows(
             con,
-            "select * from marts.history_gate_results where drop_date = ? "
-            "order by status <> 'fail', status, gate_id, set_id",
+            "select * from marts.history_gate_results where drop_date = ? or metric = 'freshness' "
+            "order by status not in ('fail', 'stale'), status, gate_id, set_id",
             day,
+        ),
+        "missing": _rows(
+            con,
+            "select series_id, agent, set_id, drop_date, metric_value as age_days, reason "
+            "from marts.history_gate_results where status = 'stale' order by agent, series_id",
         ),
         "changes": _rows(
             con,

@@ -12,7 +12,8 @@ connections and lock are gone) this module:
    tables, the rubric seeds), so a new mart is published with no edit here;
 2. refuses types BI drivers mishandle (BI_SAFE_TYPES), naming the column;
 3. writes a new DuckDB file next to the served one, in the storage format of
-   DuckDB 1.4 (what the Metabase DuckDB drivers embed), with every table and
+   DuckDB 1.0, which every reader from DuckDB 1.0 on opens (the Metabase
+   DuckDB drivers embed 1.4), with every table and
    column description as a COMMENT, plus `ops.published_tables`;
 4. writes every published table as `<table>/data.parquet` into a new
    version folder;
@@ -45,7 +46,9 @@ from agent_eval.project import Paths
 # loaded / rejected, for the operator's dashboard), rubric (the seeds the
 # scores were computed with). Staging, intermediate and raw stay private.
 PUBLISHED_SCHEMAS = ("marts", "ops", "rubric")
-STORAGE_COMPATIBILITY_VERSION = "v1.4.0"
+# the oldest DuckDB storage format that keeps what we publish (comments,
+# types); DuckDB 1.0 and every later reader open it (docs/decisions.md)
+STORAGE_COMPATIBILITY_VERSION = "v1.0.0"
 PUBLISH_TABLE = ("ops", "published_tables")
 PARQUET_FILE = "data.parquet"
 SOURCE = "agent_eval_publish_source"  # alias of the attached working database

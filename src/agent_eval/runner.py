@@ -155,7 +155,7 @@ def read_summary(db_path: Path, since: datetime | None = None,
         summary.drops = [
             r[0]
             for r in con.sql(
-                "select distinct drop_date from ops.load_log order by 1"
+                "select distinct drop_folder from ops.load_log order by 1"
             ).fetchall()
         ]
         summary.new_observations = dict(

@@ -1,5 +1,6 @@
 -- Quality gates (seed quality_gates, mart history_gate_results): the build
--- fails when a gate fails on the newest set of a series, and the error names
+-- fails when a gate fails on the newest set of a series, or an expected
+-- series is stale (seed expected_series), and the error names
 -- every failing agent, metric, value and set. Runs after the gate log is
 -- written, so a failing night is kept in history_gate_log.
 -- depends_on: {{ ref('history_gate_log') }}
@@ -9,7 +10,7 @@ with
 failures as (
 
     select * from {{ ref('history_gate_results') }}
-    where status = 'fail'
+    where status in ('fail', 'stale')
 
 ),
 

@@ -22,6 +22,31 @@ pass_rules as (
 
 ),
 
+recruit_checks as (
+
+    select * from {{ ref('recruit_check_results') }}
+
+),
+
+-- the first failing accuracy check of a recruit item, as the reason an
+-- item whose status is ok / partial still fails the pass rule
+first_failed_checks as (
+
+    select
+        set_id,
+        file_sha256,
+        line_number,
+        arg_min(
+            coalesce(check_name, check_path, 'check ' || check_seq)
+            || ': ' || reason,
+            check_seq
+        ) as failed_check
+    from recruit_checks
+    where not is_passed
+    group by set_id, file_sha256, line_number
+
+),
+
 all_items as (
 
     select
@@ -41,30 +66,41 @@ all_items as (
         latency_score,
         query_text,
         assistant_message,
-        error_message
+        error_message,
+        status_reason as fail_detail
     from resume_items
 
     union all
 
     select
         'recruit_agent' as agent,
-        set_id,
-        file_sha256,
-        line_number,
-        query_id,
-        round,
-        round_order,
-        latency_class as segment,
-        status,
+        recruit_items.set_id,
+        recruit_items.file_sha256,
+        recruit_items.line_number,
+        recruit_items.query_id,
+        recruit_items.round,
+        recruit_items.round_order,
+        recruit_items.latency_class as segment,
+        recruit_items.status,
         false as is_duplicate,
-        accuracy_score,
-        stability_score,
-        latency_sec,
-        latency_score,
-        query_text,
-        assistant_message,
-        error_message
+        recruit_items.accuracy_score,
+        recruit_items.stability_score,
+        recruit_items.latency_sec,
+        recruit_items.latency_score,
+        recruit_items.query_text,
+        recruit_items.assistant_message,
+        recruit_items.error_message,
+        coalesce(
+            first_failed_checks.failed_check,
+            recruit_items.accuracy_reason,
+            recruit_items.status_reason
+        ) as fail_detail
     from recruit_items
+    left join first_failed_checks
+        on
+            recruit_items.set_id = first_failed_checks.set_id
+            and recruit_items.file_sha256 = first_failed_checks.file_sha256
+            and recruit_items.line_number = first_failed_checks.line_number
 
 ),
 

@@ -61,7 +61,10 @@ final as (
         cur.line_number,
         coalesce(base.error_message, base.assistant_message)
             as baseline_message,
-        coalesce(cur.error_message, cur.assistant_message) as message
+        coalesce(cur.error_message, cur.assistant_message) as message,
+        case when not base.is_pass then base.fail_detail end
+            as baseline_fail_reason,
+        case when not cur.is_pass then cur.fail_detail end as fail_reason
     from sets
     inner join first_items as cur
         on sets.set_id = cur.set_id

@@ -3,7 +3,11 @@
 -- when the metric is below min_score, or when it lost more than
 -- max_regression against the baseline (in the metric's good direction).
 -- A gate whose metric the set does not have is `no_data` (reported, not
--- failed). The test assert_quality_gates_pass fails the build on any fail.
+-- failed). Plus one freshness gate per series of seed expected_series:
+-- `stale` when its newest set is older than allowed on the build's date, or
+-- never arrived. The test assert_quality_gates_pass fails the build on any
+-- fail or stale. The build's date is a literal in the compiled SQL, so the
+-- model runs again (it is not reused) on each new day.
 with
 
 gates as (
@@ -28,6 +32,12 @@ set_metrics as (
 diffs as (
 
     select * from {{ ref('history_metric_diffs') }}
+
+),
+
+expected as (
+
+    select * from {{ ref('expected_series') }}
 
 ),
 
@@ -68,7 +78,77 @@ checked as (
 
 ),
 
-final as (
+freshness as (
+
+    select
+        'freshness:' || expected.series_id as gate_id,
+        expected.agent,
+        'freshness' as metric,
+        expected.series_id,
+        sets.set_id,
+        sets.drop_date,
+        expected.max_age_days,
+        expected.cadence,
+        case expected.cadence
+            when 'weekdays'
+                then (
+                    select count(*)
+                    from
+                        range(
+                            sets.drop_date + 1,
+                            date '{{ freshness_as_of() }}' + 1,
+                            interval 1 day
+                        ) as weekday_range (calendar_day)
+                    where isodow(weekday_range.calendar_day) <= 5
+                )
+            else
+                date_diff(
+                    'day', sets.drop_date, date '{{ freshness_as_of() }}'
+                )
+        end as age_days
+    from expected
+    left join sets
+        on expected.series_id = sets.series_id
+
+),
+
+freshness_checked as (
+
+    select
+        gate_id,
+        agent,
+        metric,
+        series_id,
+        set_id,
+        drop_date,
+        cast(null as double) as min_score,
+        cast(null as double) as max_regression,
+        cast(age_days as double) as metric_value,
+        cast(null as varchar) as baseline_set_id,
+        cast(null as double) as baseline_value,
+        cast(null as double) as delta,
+        case
+            when set_id is null or age_days > max_age_days then 'stale'
+            else 'pass'
+        end as status,
+        case
+            when set_id is null
+                then
+                    'expected series ' || series_id || ' (' || agent
+                    || ', ' || cadence || '): no set has ever arrived'
+            when age_days > max_age_days
+                then
+                    'expected series ' || series_id || ' (' || agent
+                    || ', ' || cadence || '): the newest set ' || set_id
+                    || ' is ' || age_days || ' day(s) old on '
+                    || '{{ freshness_as_of() }}, allowed ' || max_age_days
+        end as reason,
+        false as is_scoring_version_changed
+    from freshness
+
+),
+
+metric_gates as (
 
     select
         gate_id,
@@ -118,6 +198,14 @@ final as (
         ) as reason,
         is_scoring_version_changed
     from checked
+
+),
+
+final as (
+
+    select * from metric_gates
+    union all
+    select * from freshness_checked
 
 )
 

@@ -177,7 +177,12 @@ def overview(cur: Cursor, day: date | None) -> dict[str, Any]:
         row["gates"] = gates.get(row["set_id"], [])
         row["n_failed_gates"] = sum(g["status"] == "fail" for g in row["gates"])
         row["n_regressed"] = sum(m["verdict"] == "regressed" for m in row["metrics"])
-    return {"day": day, "dates": dates, "sets": sets}
+    stale = rows(
+        cur,
+        "select series_id, agent, set_id, drop_date, metric_value as age_days, reason "
+        "from marts.history_gate_results where status = 'stale' order by agent, series_id",
+    )
+    return {"day": day, "dates": dates, "sets": sets, "stale": stale}
 
 
 def series_list(cur: Cursor) -> list[dict[str, Any]]:
@@ -325,23 +330,38 @@ def item_table(cur: Cursor, agent: str, set_id: str, args: dict[str, str]) -> di
         where.append("is_pass = ?")
         params.append(result == "pass")
     if text:
-        where.append("(contains(lower(coalesce(query_text, '')), ?) "
-                     "or contains(lower(coalesce(assistant_message, '')), ?))")
-        params += [text.lower(), text.lower()]
+        if any(c in text for c in "%_\\"):
+            # LIKE's wildcards in the text: a plain substring test (slower)
+            where.append("(contains(lower(coalesce(query_text, '')), ?) "
+                         "or contains(lower(coalesce(assistant_message, '')), ?))")
+            params += [text.lower(), text.lower()]
+        else:
+            # ILIKE '%text%' runs as a substring scan (measured 13 ms against
+            # 250 ms for lower() + contains() over 1,000,000 answers)
+            where.append("(query_text ilike ? or assistant_message ilike ?)")
+            params += [f"%{text}%", f"%{text}%"]
     condition = " and ".join(where)
     total = scalar(cur, f"select count(*) from {spec.table} where {condition}", params)
     pages = max(1, math.ceil(total / per_page))
     page = min(page, pages)
-    items = rows(
+    # two steps: the page's line numbers from the narrow sort and filter
+    # columns, then the text of those lines only (sorting whole rows with
+    # their text cost 258 ms at page 200 of 1,000,000 items; this, 41 ms)
+    lines = [r[0] for r in cur.execute(
+        f"select line_number from {spec.table} where {condition} "
+        f"order by {sort} {direction} nulls last, line_number limit ? offset ?",
+        params + [per_page, (page - 1) * per_page],
+    ).fetchall()]
+    found = {r["line_number"]: r for r in rows(
         cur,
         f"select line_number, query_id, {spec.segment} as segment, round, status, is_pass, "
         f"latency_sec, latency_score, accuracy_score, "
         f"left(query_text, {TEXT_PREVIEW}) as query_text, "
         f"left(coalesce(assistant_message, error_message), {TEXT_PREVIEW}) as answer "
-        f"from {spec.table} where {condition} "
-        f"order by {sort} {direction} nulls last, line_number limit ? offset ?",
-        params + [per_page, (page - 1) * per_page],
-    )
+        f"from {spec.table} where set_id = ? and list_contains(?, line_number)",
+        [set_id, lines],
+    )} if lines else {}
+    items = [found[line] for line in lines]
     state = {"segment": segment, "round": round_, "status": status, "result": result, "sort": sort,
              "dir": direction, "per_page": per_page, "q": text}
     return {"rows": items, "total": total, "page": page, "pages": pages, "state": state,

@@ -1,0 +1,40 @@
+"""The environment is the lock (issue 17.4): `make setup` installs with
+`-c constraints.txt`, so every package the lock pins is installed at exactly
+that version. A fresh clone that resolved the newest releases instead (a
+release of any dependency could change behaviour overnight) fails here."""
+
+from __future__ import annotations
+
+import re
+from importlib.metadata import PackageNotFoundError, version
+
+from conftest import PROJECT_DIR
+
+PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;#]+)")
+
+
+def pins() -> dict[str, str]:
+    text = (PROJECT_DIR / "constraints.txt").read_text(encoding="utf-8")
+    return {m.group(1): m.group(2) for line in text.splitlines() if (m := PIN.match(line))}
+
+
+def test_every_pinned_package_is_installed_at_its_locked_version():
+    locked = pins()
+    assert {"dbt-core", "dbt-duckdb", "duckdb", "flask", "jinja2", "pytest"} <= set(locked)
+    wrong = {}
+    for name, pinned in locked.items():
+        try:
+            installed = version(name)
+        except PackageNotFoundError:
+            installed = None
+        if installed != pinned:
+            wrong[name] = (pinned, installed)
+    assert wrong == {}, f"installed versions differ from constraints.txt (run `make setup`): {wrong}"
+
+
+def test_the_lock_covers_every_declared_dependency():
+    text = (PROJECT_DIR / "pyproject.toml").read_text(encoding="utf-8")
+    declared = set(re.findall(r'^\s+"([A-Za-z0-9][A-Za-z0-9._-]*)[<>=!~\[]', text, flags=re.M))
+    normal = {n.lower().replace("_", "-") for n in pins()}
+    missing = {d for d in declared if d.lower().replace("_", "-") not in normal}
+    assert missing == set(), f"pyproject.toml declares {missing} but constraints.txt does not pin them: make lock"
