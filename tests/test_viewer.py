@@ -186,6 +186,14 @@ def test_item_table_filters_sort_and_page_on_the_server(served):
     assert lines("sort=latency_sec&dir=desc") == [5, 4, 3, 2]  # 25, 9, 4, 3 seconds
 
 
+def test_set_page_shows_the_score_distribution(served):
+    # the hostile file by hand: ok 5, error 0, partial 4, empty 0 (SPEC 3.3)
+    html = body(served.get(f"/set?id={HOSTILE}"))
+    section = html.split('id="score-distribution"', 1)[1].split("</section>", 1)[0]
+    counts = re.findall(r'<td class="n">([\d.]+)</td><td class="n">(\d+)</td>', section)
+    assert counts == [("5.00", "1"), ("4.00", "1"), ("0.00", "2")]
+
+
 def test_item_table_pages_through_every_item_once(served):
     with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
         expected = sorted(r[0] for r in con.execute(

@@ -431,9 +431,17 @@ def distributions(cur: Cursor, agent: str, set_id: str) -> dict[str, Any]:
             "where set_id = ? order by latency_class, latency_score desc",
             [set_id],
         )
-    largest = max((r["n_items"] for r in out["latency"]), default=0)
-    for r in out["latency"]:
-        r["share"] = r["n_items"] / largest if largest else 0.0  # bar length only
+    # the accuracy scores of the set's items, as the item mart holds them
+    out["scores"] = rows(
+        cur,
+        f"select accuracy_score as score, count(*) as n_items from {ITEM_TABLES[agent].table} "
+        "where set_id = ? group by accuracy_score order by accuracy_score desc nulls last",
+        [set_id],
+    )
+    for part in ("latency", "scores"):
+        largest = max((r["n_items"] for r in out[part]), default=0)
+        for r in out[part]:
+            r["share"] = r["n_items"] / largest if largest else 0.0  # bar length only
     return out
 
 
