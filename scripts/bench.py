@@ -573,9 +573,9 @@ class Bench:
         if plain:
             from agent_eval import gates
 
-            failed = gates.failed_nodes(target) or []
-            if not set(failed) <= gates.VERDICT_TESTS:
-                raise SystemExit(f"bench: {name}: dbt failed in {', '.join(failed)}")
+            broken = gates.broken_nodes(target)
+            if broken is None or broken:
+                raise SystemExit(f"bench: {name}: dbt failed in {', '.join(broken or ['(no run results)'])}")
         self.note_nodes(name, target)
         return run
 

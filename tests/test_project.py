@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from agent_eval import cli, gates, runner, samples
-from conftest import PROJECT_DIR, Warehouse
+from conftest import PROJECT_DIR, SAMPLE_DROPS, Warehouse
 
-SAMPLE_DROPS = PROJECT_DIR / "data" / "drops"
 
 
 @pytest.fixture(scope="module")

@@ -23,9 +23,13 @@ import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_eval import evaluate, gates, report, runner
 from agent_eval.project import Paths, resolve_paths
+
+if TYPE_CHECKING:
+    from agent_eval import publish
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -144,7 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
     srv.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
     srv.add_argument("--threads", type=int, default=4, help="request threads (default 4)")
     srv.add_argument("--demo", action="store_true",
-                     help="serve what `agent-eval demo` published (warehouse/published/demo.duckdb)")
+                     help="serve what `agent-eval demo` published (warehouse/published/demo.duckdb; "
+                     "--db and --published as given to demo)")
     _evaluate_parser(sub)
     return parser
 
@@ -252,8 +257,7 @@ def cmd_build(paths: Paths, full_refresh: bool = False, unit_tests: bool = False
         for path in written:
             print(f"  {path}")
     if published is not None:
-        print(f"published: {published.db_path} ({len(published.tables)} tables, readable from DuckDB 1.0 on)")
-        print(f"parquet:   {published.parquet_dir}/<table>/{publish.PARQUET_FILE}")
+        print_published(published)
     else:
         print(f"published: nothing; {paths.published_db} is unchanged")
     print(f"working database (dbt only, do not open it from BI tools): {paths.db_path}")
@@ -334,28 +338,39 @@ def cmd_report(paths: Paths, sets: list[str] | None, latest: bool = False) -> in
     return EXIT_OK
 
 
+def demo_paths(args: argparse.Namespace) -> Paths:
+    """The demo's locations (`demo`, and `serve --demo`): its own defaults
+    under the project, each replaced by the option given, if any."""
+    project = resolve_paths(project_dir=args.project_dir).project_dir
+
+    def given(name: str, default: Path | None) -> Path | None:
+        value = getattr(args, name, None)
+        return Path(value).resolve() if value else default
+
+    return Paths(
+        project_dir=project,
+        db_path=given("db", project / "warehouse" / "demo.duckdb"),
+        drops_dir=given("drops", project / "data" / "drops"),
+        reports_dir=given("reports", project / "reports" / "demo"),
+        published_dir=given("published", None),
+    )
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """The README's first command: bundled samples into a fresh demo warehouse.
 
     The bundled drops hold deliberately bad input (a rejected file, invalid
     tracks), so a demo that shows them rejected has succeeded: exit 0.
     """
-    base = resolve_paths(project_dir=args.project_dir)
-    paths = Paths(
-        project_dir=base.project_dir,
-        db_path=Path(args.db).resolve() if args.db else base.project_dir / "warehouse" / "demo.duckdb",
-        drops_dir=Path(args.drops).resolve() if args.drops else base.project_dir / "data" / "drops",
-        reports_dir=Path(args.reports).resolve() if args.reports else base.project_dir / "reports" / "demo",
-        published_dir=Path(args.published).resolve() if args.published else None,
-    )
+    paths = demo_paths(args)
     if refused_for_lock(paths):
         return EXIT_USAGE
     for stale in (paths.db_path, paths.db_path.with_name(paths.db_path.name + ".wal")):
         stale.unlink(missing_ok=True)
     code = cmd_build(paths)
     if code in (EXIT_OK, EXIT_REJECTED, EXIT_GATE_FAILED):
-        serve = ("agent-eval serve --demo" if not (args.db or args.published) else
-                 f"agent-eval serve --db {paths.db_path}" + (f" --published {args.published}" if args.published else ""))
+        serve = ("agent-eval serve --demo" + (f" --db {args.db}" if args.db else "")
+                 + (f" --published {args.published}" if args.published else ""))
         print(f"demo: browse the results: `{serve}` (or `make serve`), then open http://127.0.0.1:8765/")
     if code == EXIT_REJECTED:
         print("demo: the rejections above are the sample's deliberate bad input.")
@@ -505,12 +520,11 @@ def cmd_publish(paths: Paths, force: bool = False) -> int:
         return EXIT_USAGE
     if refused_for_lock(paths):
         return EXIT_USAGE
-    failed = gates.failed_nodes(paths.target_dir)
-    if failed is None:
+    broken = gates.broken_nodes(paths.target_dir)
+    if broken is None:
         print(f"agent-eval publish: no dbt run results in {paths.target_dir}: run `dbt build` first",
               file=sys.stderr)
         return EXIT_USAGE
-    broken = [node for node in failed if node not in gates.VERDICT_TESTS]
     if broken and not force:
         print(f"agent-eval publish: dbt's last run failed ({len(broken)} node(s): {', '.join(broken[:5])}"
               f"{', ...' if len(broken) > 5 else ''}); nothing published, {paths.published_db} is unchanged. "
@@ -521,9 +535,16 @@ def cmd_publish(paths: Paths, force: bool = False) -> int:
     except publish.PublishError as err:
         print(f"agent-eval publish: FAILED (the previous published files are unchanged): {err}", file=sys.stderr)
         return EXIT_FAILED
+    print_published(published)
+    return EXIT_OK
+
+
+def print_published(published: publish.Published) -> None:
+    """The two lines that say what readers now open (`build`, `publish`)."""
+    from agent_eval import publish
+
     print(f"published: {published.db_path} ({len(published.tables)} tables, readable from DuckDB 1.0 on)")
     print(f"parquet:   {published.parquet_dir}/<table>/{publish.PARQUET_FILE}")
-    return EXIT_OK
 
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -553,11 +574,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if refusal:
         print(f"agent-eval serve: {refusal}", file=sys.stderr)
         return EXIT_USAGE
-    if args.demo:
-        base = resolve_paths(project_dir=args.project_dir)
-        published = base.project_dir / "warehouse" / "published" / "demo.duckdb"
-    else:
-        published = _paths(args).published_db
+    published = (demo_paths(args) if args.demo else _paths(args)).published_db
     if not published.is_file():
         print(f"agent-eval serve: no published file at {published} yet; the viewer answers 503 until a "
               "build publishes one (`agent-eval build`, or `agent-eval demo` with --demo)", file=sys.stderr)

@@ -40,12 +40,24 @@ def failed_nodes(target_dir: Path) -> list[str] | None:
     return [r["unique_id"] for r in results if str(r.get("status")).lower() in FAILED_STATUSES]
 
 
+def _not_verdicts(failed: list[str]) -> list[str]:
+    return [node for node in failed if node not in VERDICT_TESTS]
+
+
+def broken_nodes(target_dir: Path) -> list[str] | None:
+    """The failed nodes of dbt's last run that are not verdicts on the night
+    (VERDICT_TESTS): what means the build itself broke. None when there is no
+    readable run_results.json."""
+    failed = failed_nodes(target_dir)
+    return None if failed is None else _not_verdicts(failed)
+
+
 def only_verdicts_failed(target_dir: Path) -> bool:
     """True when the last dbt run's only failures are verdicts on the night,
     the quality gates and the rejected-input test: every score was built,
     the night just did not pass (exit 4 / 3 say which)."""
     failed = failed_nodes(target_dir)
-    return bool(failed) and set(failed) <= VERDICT_TESTS
+    return bool(failed) and not _not_verdicts(failed)
 
 
 def read_results(db_path: Path) -> list[dict[str, Any]]:

@@ -17,14 +17,8 @@ from urllib.parse import quote
 import duckdb
 
 from agent_eval import charts
-from agent_eval.report import _rows, engagement_report_path, environment, report_path
+from agent_eval.report import AGENT_LABELS, _rows, engagement_report_path, environment, report_path
 
-AGENT_LABELS = {
-    "resume_agent": "지원자 관리",
-    "recruit_agent": "H.채용",
-    "summary": "보험 요약",
-    "engagement": "좋아요/댓글 유사도",
-}
 TOP_FLIPS = 10
 TOP_FLAKY = 10
 

@@ -68,6 +68,16 @@ def environment() -> jinja2.Environment:
     return env
 
 
+# The agents' names as their owners say them (Korean), on the morning page
+# and in the viewer.
+AGENT_LABELS = {
+    "resume_agent": "지원자 관리",
+    "recruit_agent": "H.채용",
+    "summary": "보험 요약",
+    "engagement": "좋아요/댓글 유사도",
+}
+
+
 def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: Iterable[Any] = ()) -> list[dict[str, Any]]:
     cursor = con.execute(sql, list(params))
     names = [d[0] for d in cursor.description]

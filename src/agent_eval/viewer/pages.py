@@ -17,12 +17,8 @@ from typing import Any
 
 import duckdb
 
-AGENT_LABELS = {
-    "resume_agent": "지원자 관리",
-    "recruit_agent": "H.채용",
-    "summary": "보험 요약",
-    "engagement": "좋아요/댓글 유사도",
-}
+from agent_eval.report import AGENT_LABELS, _rows as rows
+
 PER_PAGE = (25, 50, 100, 200)
 TEXT_PREVIEW = 160  # characters of question / answer in the item table
 MAX_QUERY_CHARS = 200  # a longer free-text search is a malformed request
@@ -38,12 +34,6 @@ class NotFound(LookupError):
 
 
 Cursor = duckdb.DuckDBPyConnection
-
-
-def rows(cur: Cursor, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> list[dict[str, Any]]:
-    result = cur.execute(sql, list(params))
-    names = [d[0] for d in result.description]
-    return [dict(zip(names, row)) for row in result.fetchall()]
 
 
 def one(cur: Cursor, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> dict[str, Any] | None:
@@ -252,6 +242,10 @@ def finite(value: Any) -> float | None:
 # ---------------------------------------------------------------- item tables
 
 
+# what the item table sorts by (columns of both item marts)
+ITEM_SORTS = ("line_number", "round_order", "status", "latency_sec", "latency_score", "accuracy_score", "query_id")
+
+
 @dataclass(frozen=True)
 class ItemTable:
     """How one agent's items are filtered, sorted and shown."""
@@ -271,8 +265,7 @@ ITEM_TABLES = {
         segment_label="track",
         segment_choices_sql="select cast(track as varchar) from rubric.resume_track_rubrics order by track",
         rounds_table="marts.resume_round_scores",
-        sorts=("line_number", "round_order", "status", "latency_sec", "latency_score", "accuracy_score",
-               "query_id"),
+        sorts=ITEM_SORTS,
     ),
     "recruit_agent": ItemTable(
         table="marts.recruit_item_scores",
@@ -280,8 +273,7 @@ ITEM_TABLES = {
         segment_label="latency class",
         segment_choices_sql="select latency_class from rubric.recruit_latency_classes order by latency_class",
         rounds_table="marts.recruit_round_scores",
-        sorts=("line_number", "round_order", "status", "latency_sec", "latency_score", "accuracy_score",
-               "query_id"),
+        sorts=ITEM_SORTS,
     ),
 }
 
@@ -365,7 +357,7 @@ def item_table(cur: Cursor, agent: str, set_id: str, args: dict[str, str]) -> di
     state = {"segment": segment, "round": round_, "status": status, "result": result, "sort": sort,
              "dir": direction, "per_page": per_page, "q": text}
     return {"rows": items, "total": total, "page": page, "pages": pages, "state": state,
-            "choices": choices, "segment_label": spec.segment_label}
+            "choices": {**choices, "sort": spec.sorts, "per_page": PER_PAGE}, "segment_label": spec.segment_label}
 
 
 def item(cur: Cursor, agent: str, set_id: str, line: int) -> dict[str, Any]:

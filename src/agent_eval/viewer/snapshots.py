@@ -87,7 +87,6 @@ class Snapshots:
         self.path = path
         self._lock = threading.Lock()
         self._current: Snapshot | None = None
-        self.opened = 0  # snapshots opened so far (tests read it)
 
     def acquire(self) -> Snapshot:
         """The snapshot for a new request (counted until `release`)."""
@@ -101,7 +100,6 @@ class Snapshots:
             current = self._current
             if current is None or current.key != key:
                 fresh = open_snapshot(self.path)
-                self.opened += 1
                 if current is not None:
                     self._retire(current)
                 self._current = current = fresh
