@@ -212,6 +212,21 @@ def module_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str]
 
 
 @pytest.fixture(scope="session", autouse=True)
+def preloaded_dbt() -> Any:
+    """Every dbt invocation through ``runner.run_dbt`` is a fork of one
+    process per worker that imported dbt once (``agent_eval.dbt_preload``):
+    the same dbt, started without paying its import again (about 2.3 s of
+    CPU each, over a hundred invocations). The CLI tests that start
+    ``agent-eval`` as a process, and the benchmark's smoke run, still run
+    dbt as a user's command does."""
+    from agent_eval import runner
+
+    runner.preload_dbt(True)
+    yield
+    runner.preload_dbt(False)
+
+
+@pytest.fixture(scope="session", autouse=True)
 def trace_dbt_invocations() -> Any:
     """With AGENT_EVAL_DBT_TRACE=<file>: one JSON line per dbt invocation
     made through ``runner.run_dbt`` (test, arguments, seconds), to count and

@@ -6,9 +6,12 @@ process, so the report step can open the warehouse right after.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
+import tempfile
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -27,23 +30,80 @@ def run_dbt(paths: Paths, args: Sequence[str], quiet: bool = False) -> None:
     paths.db_path.parent.mkdir(parents=True, exist_ok=True)
     if args and "--project-dir" not in args:  # dbt may run outside the project
         args = [args[0], "--project-dir", str(paths.project_dir), *args[1:]]
-    command = [sys.executable, "-c", "from dbt.cli.main import cli; cli()", *args]
-    completed = subprocess.run(
-        command,
-        cwd=paths.dbt_location()[0],
-        env=paths.dbt_env(),
-        stdout=subprocess.PIPE if quiet else None,
-        stderr=subprocess.STDOUT if quiet else None,
-        text=True,
-        check=False,
-    )
-    if completed.returncode != 0:
-        tail = ""
-        if quiet and completed.stdout:
-            tail = "\n" + "\n".join(completed.stdout.splitlines()[-40:])
-        raise DbtFailed(
-            f"dbt {' '.join(args)} failed with exit code {completed.returncode}{tail}"
+    cwd, env = paths.dbt_location()[0], paths.dbt_env()
+    if _preloader is not None:
+        returncode, output = _preloader.run(list(args), cwd, env)
+        if not quiet:
+            sys.stdout.write(output)
+            sys.stdout.flush()
+    else:
+        command = [sys.executable, "-c", "from dbt.cli.main import cli; cli()", *args]
+        completed = subprocess.run(
+            command,
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE if quiet else None,
+            stderr=subprocess.STDOUT if quiet else None,
+            text=True,
+            check=False,
         )
+        returncode, output = completed.returncode, completed.stdout or ""
+    if returncode != 0:
+        tail = ""
+        if quiet and output:
+            tail = "\n" + "\n".join(output.splitlines()[-40:])
+        raise DbtFailed(
+            f"dbt {' '.join(args)} failed with exit code {returncode}{tail}"
+        )
+
+
+class _Preloader:
+    """The client of one ``agent_eval.dbt_preload`` process (started on
+    first use): runs dbt invocations in children forked from it, one at a
+    time."""
+
+    def __init__(self) -> None:
+        self.process: subprocess.Popen[str] | None = None
+        self.lock = threading.Lock()
+
+    def run(self, args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
+        with self.lock, tempfile.NamedTemporaryFile(prefix="dbt-output-", suffix=".log") as output:
+            if self.process is None or self.process.poll() is not None:
+                self.process = subprocess.Popen(
+                    [sys.executable, "-m", "agent_eval.dbt_preload"],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+                )
+            assert self.process.stdin is not None and self.process.stdout is not None
+            request = {"args": args, "cwd": str(cwd), "env": env, "output": output.name}
+            self.process.stdin.write(json.dumps(request) + "\n")
+            self.process.stdin.flush()
+            answer = self.process.stdout.readline()
+            if not answer:
+                raise RuntimeError(f"the dbt preload process ended (exit {self.process.wait()})")
+            return json.loads(answer)["returncode"], Path(output.name).read_text(errors="replace")
+
+    def close(self) -> None:
+        if self.process is not None:
+            assert self.process.stdin is not None
+            self.process.stdin.close()
+            self.process.wait()
+            self.process = None
+
+
+_preloader: _Preloader | None = None
+
+
+def preload_dbt(enabled: bool) -> None:
+    """Run every later ``run_dbt`` in a child forked from one process that
+    imported dbt once (``agent_eval.dbt_preload``), instead of a new
+    interpreter per invocation: for callers that run many builds (the test
+    suite). ``False`` stops that process."""
+    global _preloader
+    if enabled and _preloader is None:
+        _preloader = _Preloader()
+    elif not enabled and _preloader is not None:
+        _preloader.close()
+        _preloader = None
 
 
 LOCK_PID = re.compile(r"\(PID (\d+)\)")
