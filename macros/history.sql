@@ -292,3 +292,39 @@
         2000-01-01
     {%- endif -%}
 {%- endmacro %}
+
+
+{% macro latency_scope(round='round', segment='segment') -%}
+    {#- In a grouping-sets aggregate by round and segment: which of the four
+        scopes the row's group is. -#}
+    case
+        when grouping({{ round }}) = 0 and grouping({{ segment }}) = 0
+            then 'round_segment'
+        when grouping({{ round }}) = 0 then 'round'
+        when grouping({{ segment }}) = 0 then 'segment'
+        else 'set'
+    end
+{%- endmacro %}
+
+
+{% macro quantile_from_counts(p) -%}
+    {#- quantile_cont(latency_sec, p) of a group given as (latency_sec,
+        n_values) rows with n_upto (running count in value order) and
+        n_total: h = (n - 1) p lies between order statistics floor(h) and
+        floor(h) + 1 (0-based); statistic k is the first value whose running
+        count exceeds k; the result is lo + (hi - lo) (h - floor(h)), as
+        DuckDB's quantile_cont computes it. -#}
+    {%- set h = '(cast(n_total - 1 as double) * cast(' ~ p ~ ' as double))' -%}
+    {%- set h_group = '(cast(max(n_total) - 1 as double) * cast(' ~ p ~ ' as double))' -%}
+    (
+        min(latency_sec) filter (where n_upto > floor({{ h }}))
+        + (
+            coalesce(
+                min(latency_sec) filter (where n_upto > floor({{ h }}) + 1),
+                min(latency_sec) filter (where n_upto > floor({{ h }}))
+            )
+            - min(latency_sec) filter (where n_upto > floor({{ h }}))
+        )
+        * ({{ h_group }} - floor({{ h_group }}))
+    )
+{%- endmacro %}

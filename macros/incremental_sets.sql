@@ -76,7 +76,10 @@
         where kind = '{{ kind }}'
         {%- endif %}
         except
-        select set_id, {{ version_column }}
+        -- distinct first: the set operation then hashes the few built
+        -- versions, not every row (at 10M rows a plain except ran out of
+        -- memory at the 1 GB budget)
+        select distinct set_id, {{ version_column }}
         from {{ this }}
         {%- if built_where %}
         where {{ built_where }}
@@ -130,7 +133,12 @@
             {%- endif %}
         ) as versions (set_id, version)
         where not exists (
-            select 1 from {{ this }} as built
+            select 1
+            from (
+                -- the built versions, not every row (as in unbuilt_sets)
+                select distinct set_id, {{ info.version_column }}
+                from {{ this }}
+            ) as built
             where
                 built.set_id = versions.set_id
                 and built.{{ info.version_column }} = versions.version

@@ -766,7 +766,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     n_big = queries(args.rows) * len(ROUNDS)
     n_inc = queries(args.incremental_rows) * len(ROUNDS)
     load = [os.getloadavg()[0]]
-    speed_before = machine_speed()
+    speed_before = machine_speed(args.runs)
     samples_db = first_runs(bench)
     checked: dict[str, Any] = {}
     for i in range(args.runs):
@@ -775,7 +775,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         checked = checked or found
         load.append(os.getloadavg()[0])
     fresh(bench.db)
-    speed_after = machine_speed()
+    speed_after = machine_speed(args.runs)
     scale = (run_scale(bench, args.scale, args.seed, n_big, args.scale_runs or args.runs)
              if args.scale else None)
     figures = {name: median_run(runs) for name, runs in bench.results.items()}
@@ -909,8 +909,9 @@ def scale_targets(scale: dict[str, Any] | None) -> list[Target]:
 # ---------------------------------------------------------------------------
 
 
-def machine_speed(runs: int = 3) -> float:
-    """Median wall seconds of `import dbt.cli.main` in a fresh interpreter: a calibration.
+def machine_speed(runs: int) -> float:
+    """Median wall seconds of `import dbt.cli.main` in a fresh interpreter (as many times as
+    each figure is run, --runs): a calibration.
 
     The same code measures differently when the (shared, virtual) machine is slower; recording
     this next to the figures lets two runs of the benchmark be compared honestly.

@@ -36,15 +36,17 @@ is blessed as the series' baseline and night 3 arrives.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import shutil
 import subprocess
-import sys
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import duckdb
 import pytest
 
+from agent_eval import cli
 from agent_eval.cli import EXIT_GATE_FAILED, EXIT_OK
 from conftest import FIXTURES, PARSE_STATE, PROJECT_DIR
 
@@ -70,13 +72,15 @@ class Series:
     def build(self) -> subprocess.CompletedProcess:
         """`agent-eval build`, without the markdown reports (test_morning and
         test_charts render the history's; the gates' JUnit XML is written
-        all the same)."""
-        run = subprocess.run(
-            [sys.executable, "-m", "agent_eval.cli", "build", "--no-reports",
-             "--project-dir", str(self.project), "--db", str(self.db), "--drops", str(self.drops),
-             "--reports", str(self.reports), "--published", str(self.published)],
-            capture_output=True, text=True, check=False,
-        )
+        all the same), in this process (dbt is the session's preloaded one:
+        conftest.preloaded_dbt), its output and exit code kept as a
+        finished process's."""
+        argv = ["build", "--no-reports", "--project-dir", str(self.project), "--db", str(self.db),
+                "--drops", str(self.drops), "--reports", str(self.reports), "--published", str(self.published)]
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = cli.main(argv)
+        run = subprocess.CompletedProcess(["agent-eval", *argv], code, out.getvalue(), err.getvalue())
         self.runs.append(run)
         return run
 

@@ -104,6 +104,40 @@ def test_sample_engagement_runs_and_reports(sample_build):
         assert (sample_build.paths.reports_dir / "engagement" / date / f"{run_id}.md").is_file()
 
 
+def test_latency_percentiles_equal_duckdbs_quantile_cont(sample_build):
+    """history_latency_percentiles reads (value, count) pairs instead of
+    holding every latency (docs/decisions.md): every percentile of every
+    group must equal DuckDB's own quantile_cont over the items, ties (the
+    samples' latencies repeat) and groups without a latency included."""
+    reference = sample_build.dicts("""
+        with f as (
+            select i.*, f.item_filter from intermediate.int_history__items i
+            join (values ('all'), ('non_error'), ('error')) f (item_filter)
+              on f.item_filter = 'all' or (f.item_filter = 'error') = (i.status = 'error'))
+        select set_id, item_filter,
+               case when grouping(round) = 0 and grouping(segment) = 0 then 'round_segment'
+                    when grouping(round) = 0 then 'round' when grouping(segment) = 0 then 'segment'
+                    else 'set' end as scope,
+               coalesce(round, 'all') as round, coalesce(segment, 'all') as segment,
+               quantile_cont(latency_sec, [0.5, 0.9, 0.95, 0.99]) as q
+        from f
+        group by grouping sets ((set_id, item_filter), (set_id, item_filter, round),
+                                (set_id, item_filter, segment), (set_id, item_filter, round, segment))""")
+    mart = {(r["set_id"], r["item_filter"], r["scope"], r["round"], r["segment"]): r for r in sample_build.dicts(
+        "select * from marts.history_latency_percentiles")}
+    assert len(mart) == len(reference) > 50
+    n_ties = sample_build.query("select count(*) from (select set_id, latency_sec from intermediate.int_history__items "
+                                "where latency_sec is not null group by all having count(*) > 1)")[0][0]
+    assert n_ties > 0  # the check covers repeated values
+    for ref in reference:
+        row = mart[(ref["set_id"], ref["item_filter"], ref["scope"], ref["round"], ref["segment"])]
+        got = [row["p50_sec"], row["p90_sec"], row["p95_sec"], row["p99_sec"]]
+        if ref["q"] is None:
+            assert got == [None] * 4, ref
+        else:
+            assert got == pytest.approx(ref["q"], rel=1e-12, abs=1e-12), ref
+
+
 def test_docs_generate(sample_build):
     runner.run_dbt(sample_build.paths, ["docs", "generate", "--project-dir", str(PROJECT_DIR)], quiet=True)
     catalog = json.loads((sample_build.paths.dbt_work_dir / "target" / "catalog.json").read_text())

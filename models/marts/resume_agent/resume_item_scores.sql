@@ -9,7 +9,10 @@
 -- with round order and duplicate flags (SPEC 3.4) from
 -- int_resume_agent__set_rounds and int_resume_agent__query_rounds.
 -- Every read carries the literal filter of the sets to build (unbuilt_sets),
--- so an incremental build reads those sets only.
+-- so an incremental build reads those sets only. Only the (query, round)s
+-- run more than once are joined, and by a left join: the hash table holds
+-- the few repeated queries, not one row per item (joining every
+-- (query, round) of a 10M-row set ran out of memory at the 1 GB budget).
 with
 
 items as (
@@ -19,10 +22,10 @@ items as (
 
 ),
 
-query_rounds as (
+repeated_query_rounds as (
 
     select * from {{ ref('int_resume_agent__query_rounds') }}
-    where {{ in_sets(sets) }}
+    where {{ in_sets(sets) }} and n_lines > 1
 
 ),
 
@@ -55,7 +58,9 @@ final as (
         items.is_llm_score_invalid,
         items.llm_score_state,
         items.raw_json_valid,
-        items.line_number > query_rounds.first_line_number as is_duplicate,
+        coalesce(
+            items.line_number > repeated_query_rounds.first_line_number, false
+        ) as is_duplicate,
         items.intent_score,
         items.accuracy_score,
         items.stability_score,
@@ -71,12 +76,12 @@ final as (
         items.llm_comment,
         items.raw_json
     from items
-    inner join query_rounds
+    left join repeated_query_rounds
         on
-            items.set_id = query_rounds.set_id
-            and items.file_sha256 = query_rounds.file_sha256
-            and items.query_id = query_rounds.query_id
-            and items.round = query_rounds.round
+            items.set_id = repeated_query_rounds.set_id
+            and items.file_sha256 = repeated_query_rounds.file_sha256
+            and items.query_id = repeated_query_rounds.query_id
+            and items.round = repeated_query_rounds.round
     inner join set_rounds
         on
             items.set_id = set_rounds.set_id
