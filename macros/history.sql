@@ -294,14 +294,14 @@
 {%- endmacro %}
 
 
-{% macro latency_scope(round='round', segment='segment') -%}
+{% macro latency_scope() -%}
     {#- In a grouping-sets aggregate by round and segment: which of the four
         scopes the row's group is. -#}
     case
-        when grouping({{ round }}) = 0 and grouping({{ segment }}) = 0
+        when grouping(round) = 0 and grouping(segment) = 0
             then 'round_segment'
-        when grouping({{ round }}) = 0 then 'round'
-        when grouping({{ segment }}) = 0 then 'segment'
+        when grouping(round) = 0 then 'round'
+        when grouping(segment) = 0 then 'segment'
         else 'set'
     end
 {%- endmacro %}
