@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import fcntl
+import hashlib
 import os
 import shutil
 import tempfile
@@ -23,8 +24,11 @@ SAMPLE_DROPS = PROJECT_DIR / "data" / "drops"  # the bundled sample drops: fixtu
 # dbt's saved parse state, shared by every test warehouse (they all name
 # their file warehouse.duckdb, so dbt's state check agrees): a new warehouse
 # starts from it instead of parsing the project again. dbt re-parses what
-# changed since, so a stale copy is only slower, never wrong.
-PARSE_STATE = Path(tempfile.gettempdir()) / "agent-eval-tests" / "partial_parse.msgpack"
+# changed since, so a stale copy is only slower; but the state holds the
+# project's absolute paths (a seed's file), so each checkout of the project
+# keeps its own.
+PARSE_STATE = (Path(tempfile.gettempdir()) / "agent-eval-tests"
+               / hashlib.sha256(str(PROJECT_DIR).encode()).hexdigest()[:16] / "partial_parse.msgpack")
 
 
 class Warehouse:
