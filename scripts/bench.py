@@ -739,9 +739,13 @@ def run_scale(bench: Bench, sizes: list[int], seed: int, n_big: int, runs: int) 
 def scale_curve(points: list[dict[str, Any]], no_file_wall_s: float,
                 budget: tuple[str, float]) -> dict[str, Any]:
     """Wall per million rows, and the marginal wall per million rows between
-    consecutive sizes starting from the build with no file (0 rows): a curve
-    is close to linear when the largest marginal is at most
-    TARGETS["scale_marginal_spread"] times the smallest."""
+    consecutive sizes starting from the build with no file (0 rows). The
+    curve is close to linear when, between the measured sizes, the largest
+    marginal is at most TARGETS["scale_marginal_spread"] times the smallest.
+    The step from 0 rows is shown but not judged: dbt's fixed work (Python,
+    one node at a time per thread) overlaps DuckDB's work on the other core
+    in a large build, so the build with no file lies above the line of the
+    large builds (docs/decisions.md, "The scale curve")."""
     previous_rows, previous_wall = 0, no_file_wall_s
     for point in points:
         point["wall_per_million_s"] = point["wall_s"] / point["rows"] * 1e6
@@ -749,13 +753,18 @@ def scale_curve(points: list[dict[str, Any]], no_file_wall_s: float,
                                            / (point["rows"] - previous_rows) * 1e6)
         previous_rows, previous_wall = point["rows"], point["wall_s"]
     marginals = [p["marginal_per_million_s"] for p in points]
+
+    def spread(values: list[float]) -> float | None:
+        return max(values) / min(values) if values and min(values) > 0 else None
+
     return {
         "points": points,
         "no_file_wall_s": no_file_wall_s,
         "memory_setting": budget[0],
         "budget_mib": budget[1],
         "margin_mib": RSS_MARGIN_MIB,
-        "marginal_spread": max(marginals) / min(marginals) if min(marginals) > 0 else None,
+        "marginal_spread": spread(marginals[1:]),  # between the measured sizes: judged
+        "marginal_spread_from_zero": spread(marginals),  # with the step from the build with no file
     }
 
 
@@ -884,10 +893,18 @@ def viewer_targets(viewer: dict[str, Any] | None) -> list[Target]:
     ]
 
 
+NO_SPREAD = "fewer than three sizes, or a size not slower than the one before"
+
+
+def from_zero(scale: dict[str, Any]) -> str:
+    value = scale.get("marginal_spread_from_zero")
+    return "" if value is None else f" (with the step from 0 rows: {value:.2f} ×)"
+
+
 def scale_targets(scale: dict[str, Any] | None) -> list[Target]:
     rss_label = f"7. scale curve: peak RSS ≤ the DuckDB budget + {RSS_MARGIN_MIB:.0f} MiB"
     linear_label = (f"7. scale curve close to linear: largest / smallest marginal wall per million rows "
-                    f"≤ {TARGETS['scale_marginal_spread']:g} ×")
+                    f"between the measured sizes ≤ {TARGETS['scale_marginal_spread']:g} ×")
     if scale is None:
         return [Target("7m", rss_label, "not run (`--scale`)", None),
                 Target("7l", linear_label, "not run (`--scale`)", None)]
@@ -901,8 +918,8 @@ def scale_targets(scale: dict[str, Any] | None) -> list[Target]:
                      f" at {peak['rows']:,} rows{failures}")
     return [
         replace(memory, holds=memory.holds and not failed),
-        Target("7l", linear_label, ("a size was not slower than the one before" if spread is None
-                                    else UNITS["×"].format(spread)) + failures,
+        Target("7l", linear_label, (NO_SPREAD if spread is None else UNITS["×"].format(spread)
+                                    + from_zero(scale)) + failures,
                spread is not None and spread <= TARGETS["scale_marginal_spread"] and not failed),
     ]
 
@@ -1133,11 +1150,13 @@ def render_scale(data: dict[str, Any]) -> list[str]:
         f"{scale['margin_mib']:.0f} MiB for dbt's own Python: the largest peak RSS is "
         f"{target['7m']['measured']}: {verdict(target['7m']['holds'])}.",
         "- Linearity: judged by the marginal wall per million rows (the extra wall time per extra "
-        "million rows between consecutive sizes, from the build with no file at 0 rows), which a "
-        "linear cost keeps constant whatever dbt's fixed cost; close to linear when the largest is at "
-        f"most {TARGETS['scale_marginal_spread']:g} × the smallest: "
-        + (f"{spread:.2f} ×" if spread is not None else "a size was not slower than the one before")
-        + f", {verdict(target['7l']['holds'])}.",
+        "million rows between consecutive measured sizes), which a linear cost keeps constant whatever "
+        f"dbt's fixed cost; close to linear when the largest is at most {TARGETS['scale_marginal_spread']:g} "
+        "× the smallest: " + (f"{spread:.2f} ×" if spread is not None else NO_SPREAD)
+        + f", {verdict(target['7l']['holds'])}. The step from 0 rows (the build with no file) is shown "
+        "but not judged: dbt's fixed work, Python that handles one node at a time per thread, overlaps "
+        "DuckDB's work on the other core in a large build, so the build with no file lies above the "
+        "line of the large builds" + from_zero(scale) + " (docs/decisions.md, \"The scale curve\").",
     ]
 
 

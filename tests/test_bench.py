@@ -92,12 +92,21 @@ def test_a_scale_point_that_fails_is_reported_with_its_error_and_fails_both_targ
     assert error == ("Failure in model resume_item_scores (models/marts/resume_agent/resume_item_scores.sql)"
                      " - Out of Memory Error: failed to pin block of size 256.0 KiB (953.5 MiB/953.6 MiB used)")
     points = [{"rows": 1_000_000, "wall_s": 30.0, "cpu_s": 50.0, "peak_rss_mib": 1200.0},
-              {"rows": 3_000_000, "wall_s": 80.0, "cpu_s": 150.0, "peak_rss_mib": 1300.0}]
+              {"rows": 3_000_000, "wall_s": 80.0, "cpu_s": 150.0, "peak_rss_mib": 1300.0},
+              {"rows": 10_000_000, "wall_s": 290.0, "cpu_s": 500.0, "peak_rss_mib": 1400.0}]
     curve = bench.scale_curve(points, 10.0, ("1GB", 953.7))
-    # marginals: (30 - 10) / 1 = 20, (80 - 30) / 2 = 25 s per million: 1.25 x
-    assert curve["marginal_spread"] == pytest.approx(1.25)
+    # marginals: (30 - 10) / 1 = 20 from the build with no file (not judged),
+    # then (80 - 30) / 2 = 25 and (290 - 80) / 7 = 30 s per million: 1.2 x
+    assert [p["marginal_per_million_s"] for p in curve["points"]] == pytest.approx([20, 25, 30])
+    assert curve["marginal_spread"] == pytest.approx(1.2)
+    assert curve["marginal_spread_from_zero"] == pytest.approx(1.5)
     ok = {t.key: t for t in bench.scale_targets({**curve, "runs": 1, "failed": []})}
     assert ok["7m"].holds and ok["7l"].holds
+    assert ok["7l"].measured == "1.20 × (with the step from 0 rows: 1.50 ×)"
+    # 10M rows at 360 s: (360 - 80) / 7 = 40 s per million, 1.6 x: not linear
+    bent = bench.scale_curve([*points[:2], {**points[2], "wall_s": 360.0}], 10.0, ("1GB", 953.7))
+    assert bent["marginal_spread"] == pytest.approx(1.6)
+    assert not {t.key: t for t in bench.scale_targets({**bent, "runs": 1, "failed": []})}["7l"].holds
     failed = {**curve, "runs": 1, "failed": [
         {"rows": 10_000_000, "error": error, "wall_s": 160.0, "cpu_s": 200.0, "peak_rss_mib": 1500.0}]}
     targets = {t.key: t for t in bench.scale_targets(failed)}
