@@ -46,9 +46,15 @@ browser:
 	fi
 	@"$(CHROMIUM)" --version
 
-test: setup browser
-	$(BIN)/sqlfluff lint --processes 2 models macros tests/dbt
+test: setup browser lint
 	$(BIN)/python -m pytest -n 2 --dist loadfile --durations 15
+
+# SQL and Python lint (both part of `make test`): sqlfluff on the models,
+# macros and singular tests; ruff's checks and its formatting on the Python.
+lint: setup
+	$(BIN)/sqlfluff lint --processes 2 models macros tests/dbt
+	$(BIN)/ruff check src tests scripts
+	$(BIN)/ruff format --check src tests scripts
 
 # The pure-Python tests (no dbt build): seconds, for the edit-test loop.
 test-fast: setup

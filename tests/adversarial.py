@@ -4,11 +4,14 @@ must not stop a night. ``write_corpus`` returns what the tests check."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 from pathlib import Path
 
-from agent_eval.samples import ResumeRow, raw_json, render_csv, write_resume_csv
+from agent_eval.ingest import RESUME_AGENT_COLUMNS
+from agent_eval.samples import ResumeRow, raw_json, write_resume_csv
 
 FIXTURES = Path(__file__).parent / "fixtures"
 NIGHT = "2026-11-01"
@@ -39,10 +42,21 @@ POISON = {
 }
 
 
+def render_csv(rows: list[ResumeRow]) -> str:
+    """A resume_agent CSV of these rows, as the sample writer writes one."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    writer.writerow(RESUME_AGENT_COLUMNS)
+    for row in rows:
+        writer.writerow(row.values())
+    return buffer.getvalue()
+
+
 def nonfinite_resume_csv() -> str:
     rows = []
     for n, (item, literal) in enumerate(NONFINITE.items(), start=1):
-        doc = ('{"assistantMessage": "지원자 %d명을 찾았습니다.", "dataUIList": [{"formType": "TABLE"}], '
+        # %-format: in an f-string every brace of the JSON would need doubling
+        doc = ('{"assistantMessage": "지원자 %d명을 찾았습니다.", "dataUIList": [{"formType": "TABLE"}], '  # noqa: UP031
                '"responseTimeSec": %s, "error": null}' % (n, literal))
         rows.append(ResumeRow("run-nf", item, f"Q{n}", "1", f"질의 {n}", "목록", "조회", "1/1", raw_json=doc))
     item, seconds = GOOD_LATENCY

@@ -47,7 +47,7 @@ class Warehouse:
         seed_parse_state(self.paths)
 
     @classmethod
-    def copy_of(cls, snapshot: "Snapshot", root: Path) -> Warehouse:
+    def copy_of(cls, snapshot: Snapshot, root: Path) -> Warehouse:
         """A warehouse at ``root`` in the state a snapshot's build left:
         drops, DuckDB file, published copy, reports and dbt's target/ (all
         paths in them are relative, so the copy builds on as the original

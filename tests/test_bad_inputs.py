@@ -63,7 +63,6 @@ from urllib.parse import unquote  # noqa: E402
 import adversarial  # noqa: E402
 from conftest import Warehouse  # noqa: E402
 
-
 WITHDRAWN = adversarial.OVERSIZED_RECRUIT  # the poison pill the operator takes back
 ALL_SETS = (adversarial.GOOD_RESUME, adversarial.SPACED_RESUME, adversarial.NONFINITE_RESUME,
             adversarial.NONFINITE_RECRUIT, adversarial.OVERSIZED_RECRUIT)
@@ -130,7 +129,7 @@ def nights(tmp_path_factory):
 
 
 def test_the_poisoned_night_builds_the_good_files_and_rejects_each_poison_with_its_reason(nights):
-    wh, codes, states = nights
+    _, codes, states = nights
     assert codes[0] == cli.EXIT_REJECTED
     logged = {r["source_file"]: r for r in states[0]["load_log"]}
     for path, (status, reason) in adversarial.POISON.items():
@@ -148,11 +147,11 @@ def test_non_finite_latencies_are_no_number_and_their_rows_are_scored(nights):
     resume = {r[0]: r[1:] for r in wh.query(
         "select item_id, latency_sec, latency_score from marts.resume_item_scores where set_id = ?",
         [adversarial.NONFINITE_RESUME])}
-    assert resume == {**{item: (None, 0) for item in adversarial.NONFINITE}, "i-ok": (3.0, 5)}
+    assert resume == {**dict.fromkeys(adversarial.NONFINITE, (None, 0)), "i-ok": (3.0, 5)}
     recruit = {r[0]: r[1:] for r in wh.query(
         "select item_id, latency_sec, latency_score from marts.recruit_item_scores where set_id = ?",
         [adversarial.NONFINITE_RECRUIT])}
-    assert recruit == {item: (None, 0) for item in adversarial.NONFINITE}
+    assert recruit == dict.fromkeys(adversarial.NONFINITE, (None, 0))
 
 
 def test_an_oversized_record_is_rejected_naming_the_limit_and_the_rest_of_its_file_loads(nights):

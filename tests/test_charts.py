@@ -262,9 +262,9 @@ def test_a_chart_that_reads_after_it_began_drawing_is_an_error(built, tmp_path):
         return True
 
     spec = charts.ChartSpec("late", "늦은 조회", late_read)
-    with duckdb.connect(str(built.paths.db_path), read_only=True) as con:
-        with pytest.raises(RuntimeError, match="after it began drawing"):
-            charts.render_chart(con, WORKED_RUN, spec, tmp_path / "late.png")
+    with (duckdb.connect(str(built.paths.db_path), read_only=True) as con,
+          pytest.raises(RuntimeError, match="after it began drawing")):
+        charts.render_chart(con, WORKED_RUN, spec, tmp_path / "late.png")
 
 
 def test_a_charts_key_does_not_depend_on_the_order_rows_come_back_in():

@@ -192,12 +192,12 @@ def test_a_file_changed_after_the_manifest_loads_nothing(tmp_path):
 def test_scan_counts_lines_and_validates_utf8_in_chunks(tmp_path, monkeypatch):
     monkeypatch.setattr(csv_load, "CHUNK_BYTES", 7)  # force sequences across chunk edges
     path = tmp_path / "x.csv"
-    path.write_bytes("가나\r\n다\r라\n\"마\"".encode("utf-8"))
+    path.write_bytes("가나\r\n다\r라\n\"마\"".encode())
     scan = csv_load.scan_file(path)
     assert scan.utf8_error_offset is None
     assert (scan.counts.n_lines, scan.counts.n_quote_bytes, scan.counts.n_break_bytes) == (4, 2, 4)
-    bad = "가나".encode("utf-8") + b"\xff" + "다".encode("utf-8")
+    bad = "가나".encode() + b"\xff" + "다".encode()
     path.write_bytes(bad)
     assert csv_load.scan_file(path).utf8_error_offset == 6
-    path.write_bytes("가".encode("utf-8")[:2])  # truncated sequence at the end
+    path.write_bytes("가".encode()[:2])  # truncated sequence at the end
     assert csv_load.scan_file(path).utf8_error_offset == 0

@@ -22,7 +22,7 @@ def row(*values: str) -> str:
 @pytest.mark.parametrize(
     ("data", "expected"),
     [
-        ("질의".encode("utf-8"), "utf-8"),
+        ("질의".encode(), "utf-8"),
         ("질의".encode("utf-8-sig"), "utf-8-sig"),
         ("질의".encode("cp949"), "cp949"),
         ("질의".encode("euc-kr"), "cp949"),

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import shutil
 
+from test_nightly_semantics import NIGHT2, snapshot
+
 from agent_eval.cli import EXIT_OK, EXIT_REJECTED
 from conftest import FIXTURES
-from test_nightly_semantics import NIGHT2, snapshot
 
 
 def test_changed_file_replaces_its_set_and_keeps_the_old_version(built):
@@ -52,7 +53,7 @@ def test_restored_bytes_become_current_again(built):
     assert code == EXIT_OK
     path = warehouse.drops / NIGHT2
     original = path.read_bytes()
-    path.write_bytes(original.replace("필터를 적용했습니다.".encode(), "".encode(), 1))
+    path.write_bytes(original.replace("필터를 적용했습니다.".encode(), b"", 1))
     assert warehouse.build(data_tests=False) == EXIT_OK
     assert warehouse.query(
         "select status from marts.resume_item_scores where set_id = ? and line_number = 2", [NIGHT2]

@@ -12,7 +12,6 @@ from agent_eval import cli, gates, runner, samples
 from conftest import PROJECT_DIR, SAMPLE_DROPS, Warehouse
 
 
-
 @pytest.fixture(scope="module")
 def sample_build(tmp_path_factory) -> Warehouse:
     wh = Warehouse(tmp_path_factory.mktemp("sample"))

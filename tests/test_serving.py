@@ -26,7 +26,7 @@ import pytest
 from agent_eval import publish, report
 from agent_eval.cli import EXIT_FAILED, EXIT_REJECTED
 from agent_eval.project import Paths
-from conftest import FIXTURES, PROJECT_DIR, Warehouse
+from conftest import PROJECT_DIR, Warehouse
 
 BASIC = "2026-11-01/resume_agent_basic.csv"
 NIGHT2 = "2026-11-02/resume_agent_basic.csv"

@@ -239,6 +239,7 @@ def test_excel_values_are_safe():
 
 def test_formula_like_text_stays_text(tmp_path):
     import duckdb
+
     from agent_eval.export import export_summary_xlsx
 
     db = tmp_path / "w.duckdb"

@@ -12,6 +12,7 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
 
 import pytest
 
@@ -42,8 +43,8 @@ SCRIPT: dict[tuple[str, str], list[object]] = {
 
 
 class FakeChat(BaseHTTPRequestHandler):
-    requests: list[dict] = []
-    served: dict[tuple[str, str], int] = {}
+    requests: ClassVar[list[dict]] = []
+    served: ClassVar[dict[tuple[str, str], int]] = {}
     active = 0
     most_active = 0
     lock = threading.Lock()

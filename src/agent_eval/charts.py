@@ -26,6 +26,7 @@ import contextvars
 import functools
 import hashlib
 import io
+import itertools
 import json
 import math
 from collections.abc import Callable, Iterable, Sequence
@@ -47,6 +48,7 @@ from matplotlib.text import Text
 from matplotlib.ticker import MaxNLocator
 from PIL import Image
 
+from agent_eval import db
 from agent_eval.fonts import font_path
 
 # ---------------------------------------------------------------- font
@@ -198,7 +200,7 @@ def histogram(ax: Axes, edges: Sequence[float], series: dict[str, Sequence[int]]
               colors: Sequence[str] = SERIES_COLORS) -> None:
     """Bars over consecutive bins (``edges`` has one more entry than each
     series), stacked by series; a legend when there is more than one."""
-    widths = [b - a for a, b in zip(edges, edges[1:])]
+    widths = [b - a for a, b in itertools.pairwise(edges)]
     bottom = [0] * len(widths)
     for i, (name, counts) in enumerate(series.items()):
         ax.bar(edges[:-1], counts, widths, bottom=bottom, align="edge", label=name,
@@ -254,9 +256,7 @@ def rows(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -
     drawing = _DRAWING.get()
     if drawing is not None and drawing.key is not None:
         raise RuntimeError("a chart read the warehouse after it began drawing: query before panels()")
-    cursor = con.execute(sql, list(params))
-    names = [d[0] for d in cursor.description]
-    data = cursor.fetchall()
+    names, data = db.fetch(con, sql, params)
     if drawing is not None:
         drawing.reads.update(repr((sql, list(params), names, sorted(map(repr, data)))).encode())
     return [dict(zip(names, row)) for row in data]
@@ -709,7 +709,7 @@ def series_trend(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bo
     if not by_metric:
         return False
     axes = panels(fig, len(by_metric), ncols=2 if len(by_metric) > 1 else 1)
-    for ax, (metric, ps) in zip(axes, by_metric.items()):
+    for ax, ps in zip(axes, by_metric.values()):
         labels = [str(p["drop_date"]) for p in ps]
         line_with_band(ax, labels, [p["metric_value"] for p in ps], [p["ci_low"] for p in ps],
                        [p["ci_high"] for p in ps])

@@ -18,10 +18,11 @@ without runId, empty run) or has rejected lines (the result is still written).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -204,7 +205,7 @@ def cmd_build(paths: Paths, full_refresh: bool = False, unit_tests: bool = False
     if not data_tests:
         dbt_args += ["--exclude-resource-type", "test"]
     failure: str | None = None
-    started = datetime.now(timezone.utc).replace(tzinfo=None)
+    started = datetime.now(UTC).replace(tzinfo=None)
     rows_before = runner.raw_row_counts(paths.db_path)
     try:
         # a subprocess: when it returns, dbt's connections and file lock are gone
@@ -584,10 +585,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     url = f"http://{host}:{server.effective_port}/" + (f"?token={quote(token)}" if token else "")
     print(f"agent-eval serve: {published} (read-only)")
     print(f"agent-eval serve: open {url}   (Ctrl-C stops)", flush=True)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         server.run()
-    except KeyboardInterrupt:
-        pass
     return EXIT_OK
 
 

@@ -47,7 +47,7 @@ def _child(request: dict) -> None:
         code = 0
     except SystemExit as exit_:
         code = exit_.code
-    except BaseException:  # noqa: BLE001 - anything dbt lets escape is the child's failure
+    except BaseException:  # anything dbt lets escape is the child's failure
         import traceback
 
         traceback.print_exc()
@@ -58,7 +58,7 @@ def _child(request: dict) -> None:
 
 
 def main() -> None:
-    import dbt.adapters.duckdb  # noqa: F401 - the adapter dbt loads at every invocation
+    import dbt.adapters.duckdb  # the adapter dbt loads at every invocation
     import dbt.cli.main  # noqa: F401 - the import this process exists to pay once
 
     import agent_eval.ingest  # noqa: F401 - read by the Python loader models

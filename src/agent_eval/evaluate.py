@@ -28,13 +28,14 @@ import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from agent_eval import evaluate_plan, runner, schemas
+from agent_eval.db import rows
 from agent_eval.project import Paths
 
 EXIT_FAILED = 1
@@ -252,21 +253,15 @@ def compute_marts(project_dir: Path, work: Path, notify: Callable[[str], None] =
         return build_marts(project_dir, work)
     try:
         return evaluate_plan.run_plan(plan, work / "replay-1", drops)
-    except Exception as err:  # noqa: BLE001 - any failure: stale cache or real error
+    except Exception as err:  # any failure: stale cache or real error
         if plan.built_now:
             raise EvaluateError(_failed(err), EXIT_FAILED) from None
         notify(f"the cached evaluation plan failed ({type(err).__name__}: {str(err)[:200]})")
     plan = _plan(project_dir, True, notify)
     try:
         return evaluate_plan.run_plan(plan, work / "replay-2", drops)
-    except Exception as err:  # noqa: BLE001
+    except Exception as err:
         raise EvaluateError(_failed(err), EXIT_FAILED) from None
-
-
-def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
-    cursor = con.execute(sql, params)
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
 
 
 def _num(value: Any) -> Any:
@@ -323,21 +318,21 @@ def read_result(
         return run_dir / source_file.split("/", 3)[3]
 
     with duckdb.connect(str(db_path), read_only=True) as con:
-        runs = _rows(con, "select * from marts.engagement_run_scores where set_id = ?", [set_id])
+        runs = rows(con, "select * from marts.engagement_run_scores where set_id = ?", [set_id])
         if not runs:
             raise EvaluateError(f"the build produced no run {set_id}", EXIT_FAILED)
         run = runs[0]
-        run_metrics = _rows(
+        run_metrics = rows(
             con,
             "select * from marts.engagement_run_metrics where set_id = ? order by metric_order",
             [set_id],
         )
-        personas = _rows(
+        personas = rows(
             con,
             "select * from marts.engagement_persona_scores where set_id = ? order by persona",
             [set_id],
         )
-        persona_metrics = _rows(
+        persona_metrics = rows(
             con,
             "select * from marts.engagement_persona_metrics where set_id = ? "
             "order by persona, metric_order",
@@ -398,7 +393,7 @@ def evaluate(
     """Evaluate ``run_dir`` against ``expected_path``; raise EvaluateError on bad input."""
     load_expected(expected_path)
     files = action_files(run_dir)
-    moment = now or datetime.now(timezone.utc)
+    moment = now or datetime.now(UTC)
     run_id = run_dir.name
     with tempfile.TemporaryDirectory(prefix="agent-eval-evaluate-") as tmp:
         work = Path(tmp)

@@ -21,6 +21,8 @@ from openpyxl import Workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.utils import get_column_letter
 
+from agent_eval import db
+
 EXCEL_CELL_MAX = 32767
 TRUNCATED = " …[truncated]"
 
@@ -65,11 +67,10 @@ def export_summary_xlsx(db_path: Path, out_path: Path, set_ids: list[str] | None
         params = list(set_ids)
     with duckdb.connect(str(db_path), read_only=True) as con:
         for sheet_name, sql in SUMMARY_SHEETS:
-            cursor = con.execute(sql.format(where=where, and_where=and_where), params)
-            names = [d[0] for d in cursor.description]
+            names, data = db.fetch(con, sql.format(where=where, and_where=and_where), params)
             sheet = workbook.create_sheet(sheet_name)
             sheet.append(names)
-            for row in cursor.fetchall():
+            for row in data:
                 sheet.append([excel_value(v) for v in row])
             for column in sheet.iter_cols(min_row=2):
                 for cell in column:

@@ -15,7 +15,7 @@ from xml.etree import ElementTree
 
 import duckdb
 
-from agent_eval.report import _rows
+from agent_eval.db import rows
 
 GATE_TEST = "test.agent_eval.assert_quality_gates_pass"
 # dbt's verdict on the input (tests/dbt/assert_no_rejected_input.sql): for a
@@ -70,7 +70,7 @@ def read_results(db_path: Path) -> list[dict[str, Any]]:
         ).fetchone()[0]
         if not exists:
             return []
-        return _rows(
+        return rows(
             con,
             "select * from marts.history_gate_results "
             "order by status not in ('fail', 'stale'), status, gate_id, set_id",

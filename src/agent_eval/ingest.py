@@ -30,8 +30,8 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -82,7 +82,6 @@ class DropKind:
     fmt: str
     required: tuple[str, ...] = ()
     records_key: str | None = None
-    set_grain: bool = True
     validate_document: Callable[[Any], str | None] | None = None
     dedupe_by_content: bool = True
 
@@ -225,7 +224,6 @@ class Record:
     values: dict[str, Any] | None
     raw_text: str | None = None
     reject_reason: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 # The largest data record loaded (a CSV record, a JSONL line, a JSON
@@ -585,7 +583,7 @@ def not_read_sha256(reason: str) -> str:
 
 
 def _modified_at(path: Path) -> datetime:
-    return datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).replace(tzinfo=None)
+    return datetime.fromtimestamp(path.stat().st_mtime, UTC).replace(tzinfo=None)
 
 
 def _csv_encoding(path: Path, scan: csv_load.FileScan) -> str:
@@ -730,7 +728,7 @@ def manifest_rows(
             f"drops_dir {root} does not exist: set AGENT_EVAL_DROPS or "
             "--vars '{drops_dir: <folder>}' to the folder holding <YYYY-MM-DD>/ drops"
         )
-    loaded_at = (now or datetime.now(timezone.utc)).replace(tzinfo=None)
+    loaded_at = (now or datetime.now(UTC)).replace(tzinfo=None)
     latest_by_path: dict[str, Observation] = {}
     loaded_sha_path: dict[str, str] = {}
     loaded_by_path: dict[str, set[str]] = {}
@@ -779,7 +777,7 @@ def manifest_rows(
             return
         try:
             modified_at: datetime | None = datetime.fromtimestamp(
-                path.lstat().st_mtime, timezone.utc).replace(tzinfo=None)
+                path.lstat().st_mtime, UTC).replace(tzinfo=None)
         except OSError:
             modified_at = None
         add(observation(relative, path, match_kind(relative), sha, None, modified_at)

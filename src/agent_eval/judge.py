@@ -30,12 +30,14 @@ import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import openai
+
+from agent_eval import db
 
 PROMPT_VERSION = "summary-judge-v1"
 ENV_BASE_URL = "AGENT_EVAL_JUDGE_BASE_URL"
@@ -252,7 +254,7 @@ def judge_item(config: JudgeConfig, item: Mapping[str, Any], client: openai.Open
             row["error"] = str(err)
             if err.reply_text is not None:
                 row["reply_text"] = err.reply_text[:REPLY_TEXT_MAX]
-        row["judged_at"] = datetime.now(timezone.utc).replace(tzinfo=None)
+        row["judged_at"] = datetime.now(UTC).replace(tzinfo=None)
         rows.append(row)
         if failure is None or not failure.retryable or attempt == config.max_attempts:
             break
@@ -295,13 +297,11 @@ def run_judge(db_path: Path, config: JudgeConfig, limit: int | None = None,
     progress = progress or (lambda line: print(line, file=sys.stderr, flush=True))
     with duckdb.connect(str(db_path)) as con:
         try:
-            cursor = con.execute(PENDING_SQL, [config.model, PROMPT_VERSION])
+            items = db.rows(con, PENDING_SQL, [config.model, PROMPT_VERSION])
         except duckdb.CatalogException as err:
             raise FileNotFoundError(
                 f"{db_path} has no summary review queue or judgments table: run `agent-eval build` first ({err})"
             ) from None
-        names = [d[0] for d in cursor.description]
-        items = [dict(zip(names, r)) for r in cursor.fetchall()]
         bound = limit if limit is not None else config.max_items
         if bound is not None:
             items = items[:bound]

@@ -17,7 +17,8 @@ from urllib.parse import quote
 import duckdb
 
 from agent_eval import charts
-from agent_eval.report import AGENT_LABELS, _rows, engagement_report_path, environment, report_path
+from agent_eval.db import rows
+from agent_eval.report import AGENT_LABELS, engagement_report_path, environment, report_path
 
 TOP_FLIPS = 10
 TOP_FLAKY = 10
@@ -38,7 +39,7 @@ def morning_context(con: duckdb.DuckDBPyConnection, newest: Any, reports_dir: Pa
                     page: Path) -> dict[str, Any]:
     """Everything the page shows about the sets of drop date ``newest``."""
     day = [newest]
-    sets = _rows(
+    sets = rows(
         con,
         "select distinct set_id, agent, series_id, set_seq from marts.history_set_metrics "
         "where drop_date = ? order by agent, series_id, set_id",
@@ -50,7 +51,7 @@ def morning_context(con: duckdb.DuckDBPyConnection, newest: Any, reports_dir: Pa
         target = set_report_path(reports_dir, row["agent"], row["set_id"])
         # URL-encoded: a file name with spaces, quotes or parentheses keeps its link
         row["report_link"] = quote(Path(os.path.relpath(target, page.parent)).as_posix())
-        row["metrics"] = _rows(
+        row["metrics"] = rows(
             con,
             "select metric, metric_label, metric_value, ci_low, ci_high, n_clusters "
             "from marts.history_set_metrics where set_id = ? order by metric_order",
@@ -61,18 +62,18 @@ def morning_context(con: duckdb.DuckDBPyConnection, newest: Any, reports_dir: Pa
         "sets": sets,
         # the day's gates, and every freshness gate (its set is older by
         # design: a series that did not arrive is news on the newest page)
-        "gates": _rows(
+        "gates": rows(
             con,
             "select * from marts.history_gate_results where drop_date = ? or metric = 'freshness' "
             "order by status not in ('fail', 'stale'), status, gate_id, set_id",
             day,
         ),
-        "missing": _rows(
+        "missing": rows(
             con,
             "select series_id, agent, set_id, drop_date, metric_value as age_days, reason "
             "from marts.history_gate_results where status = 'stale' order by agent, series_id",
         ),
-        "changes": _rows(
+        "changes": rows(
             con,
             "select * from marts.history_metric_diffs where drop_date = ? and verdict <> 'within_noise' "
             "order by verdict desc, agent, set_id, metric_order",
@@ -82,18 +83,18 @@ def morning_context(con: duckdb.DuckDBPyConnection, newest: Any, reports_dir: Pa
             "select count(*) from marts.history_metric_diffs where drop_date = ? and verdict = 'within_noise'",
             day,
         ).fetchone()[0],
-        "version_changes": _rows(
+        "version_changes": rows(
             con,
             "select distinct set_id, baseline_set_id from marts.history_metric_diffs "
             "where drop_date = ? and is_scoring_version_changed order by set_id",
             day,
         ),
-        "flip_tests": _rows(
+        "flip_tests": rows(
             con,
             "select * from marts.history_flip_tests where list_contains(?, set_id) order by agent, set_id",
             set_ids,
         ),
-        "flips": _rows(
+        "flips": rows(
             con,
             "select * from marts.history_flips where transition = 'pass_to_fail' and list_contains(?, set_id) "
             "order by agent, set_id, query_id, round limit ?",
@@ -105,13 +106,13 @@ def morning_context(con: duckdb.DuckDBPyConnection, newest: Any, reports_dir: Pa
             "where list_contains(?, set_id)",
             set_ids,
         ).fetchone(),
-        "flaky": _rows(
+        "flaky": rows(
             con,
             "select * from marts.history_flaky_queries "
             "order by is_flaky_in_latest desc, n_flaky_sets desc, pass_rate, series_id, query_id limit ?",
             [TOP_FLAKY],
         ),
-        "latency": _rows(
+        "latency": rows(
             con,
             "select * from marts.history_latency_percentiles where scope = 'set' "
             "and item_filter <> 'all' and list_contains(?, set_id) "

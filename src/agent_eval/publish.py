@@ -34,7 +34,7 @@ import os
 import re
 import shutil
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -178,7 +178,7 @@ def publish(paths: Paths, manifest: dict[str, Any] | None = None) -> Published:
 
     publish_dir = paths.publish_dir
     publish_dir.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ") + f"-{os.getpid()}"
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ") + f"-{os.getpid()}"
     tmp_db = publish_dir / f".{paths.published_db.name}.{stamp}.tmp"
     versions_dir = publish_dir / f".{paths.published_parquet.name}.versions"
     tmp_parquet = versions_dir / stamp
@@ -203,7 +203,7 @@ def publish(paths: Paths, manifest: dict[str, Any] | None = None) -> Published:
 
 def _write(paths: Paths, relations: list[Relation], manifest: dict[str, Any],
            tmp_db: Path, tmp_parquet: Path) -> list[tuple[str, str, int]]:
-    published_at = datetime.now(timezone.utc).replace(tzinfo=None)
+    published_at = datetime.now(UTC).replace(tzinfo=None)
     invocation_id = manifest.get("metadata", {}).get("invocation_id")
     config = {"storage_compatibility_version": STORAGE_COMPATIBILITY_VERSION}
     with duckdb.connect(str(tmp_db), config=config) as con:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import jinja2
 
+from agent_eval.db import rows
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -78,12 +78,6 @@ AGENT_LABELS = {
 }
 
 
-def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: Iterable[Any] = ()) -> list[dict[str, Any]]:
-    cursor = con.execute(sql, list(params))
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
-
-
 def selected(all_sets: list[str], set_ids: list[str] | None) -> list[str]:
     """The sets a renderer writes: all of its own, or those of ``set_ids``
     that are its own (``render_all`` reports ids that no renderer knows)."""
@@ -104,34 +98,34 @@ def engagement_report_path(reports_dir: Path, set_id: str) -> Path:
 
 def resume_context(con: duckdb.DuckDBPyConnection, set_id: str) -> dict[str, Any]:
     one = [set_id]
-    set_row = _rows(con, "select * from marts.resume_set_scores where set_id = ?", one)[0]
+    set_row = rows(con, "select * from marts.resume_set_scores where set_id = ?", one)[0]
     return {
         "s": set_row,
-        "rounds": _rows(
+        "rounds": rows(
             con, "select * from marts.resume_round_scores where set_id = ? order by round_order", one
         ),
-        "round_tracks": _rows(
+        "round_tracks": rows(
             con,
             "select * from marts.resume_round_track_scores where set_id = ? "
             "order by round_order, track",
             one,
         ),
-        "tracks": _rows(
+        "tracks": rows(
             con, "select * from marts.resume_set_track_scores where set_id = ? order by track", one
         ),
-        "round_pairs": _rows(
+        "round_pairs": rows(
             con,
             "select * from marts.resume_consistency_round_pairs where set_id = ? "
             "order by round_a_order, round_b_order",
             one,
         ),
-        "distribution": _rows(
+        "distribution": rows(
             con,
             "select * from marts.resume_latency_distribution where set_id = ? "
             "order by scope = 'set', round_order, latency_rubric desc, latency_score desc",
             one,
         ),
-        "risk_patterns": _rows(
+        "risk_patterns": rows(
             con,
             """
             select status, status_reason, coalesce(error_message, '') as error_message,
@@ -144,7 +138,7 @@ def resume_context(con: duckdb.DuckDBPyConnection, set_id: str) -> dict[str, Any
             """,
             one,
         ),
-        "mismatches": _rows(
+        "mismatches": rows(
             con,
             """
             select p.query_id, p.track, p.round_a, p.round_b, p.status_a, p.status_b,
@@ -159,7 +153,7 @@ def resume_context(con: duckdb.DuckDBPyConnection, set_id: str) -> dict[str, Any
             """,
             one,
         ),
-        "track3_slow": _rows(
+        "track3_slow": rows(
             con,
             """
             select round, round_order, count(*) as n_items,
@@ -171,7 +165,7 @@ def resume_context(con: duckdb.DuckDBPyConnection, set_id: str) -> dict[str, Any
             """,
             one,
         ),
-        "rejected_rows": _rows(
+        "rejected_rows": rows(
             con,
             "select line_number, reason, reason_detail from ops.rejected_rows "
             "where source_file = ? and is_current order by line_number",
@@ -225,7 +219,7 @@ def recruit_context(con: duckdb.DuckDBPyConnection, set_id: str, top_n: int = 10
     """Mart rows of one recruit set (SPEC 4.5), ordered for the report."""
     one = [set_id]
     distribution: dict[str, list[dict[str, Any]]] = {}
-    for row in _rows(
+    for row in rows(
         con,
         "select * from marts.recruit_latency_distribution where set_id = ? "
         "order by latency_class, latency_score desc",
@@ -233,16 +227,16 @@ def recruit_context(con: duckdb.DuckDBPyConnection, set_id: str, top_n: int = 10
     ):
         distribution.setdefault(row["latency_class"], []).append(row)
     return {
-        "s": _rows(con, "select * from marts.recruit_set_scores where set_id = ?", one)[0],
-        "rounds": _rows(
+        "s": rows(con, "select * from marts.recruit_set_scores where set_id = ?", one)[0],
+        "rounds": rows(
             con, "select * from marts.recruit_round_scores where set_id = ? order by round_order", one
         ),
-        "weights": _rows(
+        "weights": rows(
             con,
             "select metric, metric_name, weight from rubric.recruit_weights "
             "order by weight desc, metric",
         ),
-        "failing_checks": _rows(
+        "failing_checks": rows(
             con,
             """
             select coalesce('accuracyChecks: ' || check_name, check_text) as check_label,
@@ -255,7 +249,7 @@ def recruit_context(con: duckdb.DuckDBPyConnection, set_id: str, top_n: int = 10
             """,
             [set_id, top_n],
         ),
-        "low_consistency": _rows(
+        "low_consistency": rows(
             con,
             """
             select * from marts.recruit_query_consistency
@@ -265,11 +259,11 @@ def recruit_context(con: duckdb.DuckDBPyConnection, set_id: str, top_n: int = 10
             """,
             [set_id, top_n],
         ),
-        "latency_classes": _rows(
+        "latency_classes": rows(
             con, "select latency_class, metric_name from rubric.recruit_latency_classes order by latency_class desc"
         ),
         "distribution": distribution,
-        "rejected_rows": _rows(
+        "rejected_rows": rows(
             con,
             "select line_number, reason, reason_detail from ops.rejected_rows "
             "where source_file = ? and is_current order by line_number",
@@ -298,30 +292,30 @@ def render_engagement_reports(db_path: Path, reports_dir: Path, set_ids: list[st
     template = environment().get_template("engagement_report.md.j2")
     written: list[Path] = []
     with duckdb.connect(str(db_path), read_only=True) as con:
-        runs = _rows(con, "select * from marts.engagement_run_scores order by set_id")
+        runs = rows(con, "select * from marts.engagement_run_scores order by set_id")
         for run in runs:
             if set_ids is not None and run["set_id"] not in set_ids:
                 continue
             one = [run["set_id"]]
             ctx = {
                 "r": run,
-                "metrics": _rows(
+                "metrics": rows(
                     con,
                     "select * from marts.engagement_run_metrics where set_id = ? order by metric_order",
                     one,
                 ),
-                "personas": _rows(
+                "personas": rows(
                     con,
                     "select * from marts.engagement_persona_scores where set_id = ? order by persona",
                     one,
                 ),
-                "persona_metrics": _rows(
+                "persona_metrics": rows(
                     con,
                     "select * from marts.engagement_persona_metrics where set_id = ? "
                     "order by persona, metric_order",
                     one,
                 ),
-                "rejected_rows": _rows(
+                "rejected_rows": rows(
                     con,
                     "select source_file, line_number, reason_detail from ops.rejected_rows "
                     "where kind = 'engagement_actions' and is_current "
@@ -339,20 +333,20 @@ def render_engagement_reports(db_path: Path, reports_dir: Path, set_ids: list[st
 
 def summary_context(con: duckdb.DuckDBPyConnection, set_id: str, worst_limit: int = 5) -> dict[str, Any]:
     one = [set_id]
-    metrics = _rows(
+    metrics = rows(
         con, "select * from marts.summary_set_metrics where set_id = ? order by metric_order", one
     )
     return {
-        "s": _rows(con, "select * from marts.summary_set_scores where set_id = ?", one)[0],
+        "s": rows(con, "select * from marts.summary_set_scores where set_id = ?", one)[0],
         "metrics": metrics,
         "warnings": [m for m in metrics if m["is_below_threshold"]],
-        "worst": _rows(
+        "worst": rows(
             con,
             "select * from marts.summary_case_scores where set_id = ? and n_failed_metrics > 0 "
             "order by n_failed_metrics desc, mean_final_score, case_index limit ?",
             [set_id, worst_limit],
         ),
-        "queue": _rows(
+        "queue": rows(
             con,
             """
             select metric, review_reason,
@@ -366,7 +360,7 @@ def summary_context(con: duckdb.DuckDBPyConnection, set_id: str, worst_limit: in
             """,
             one,
         ),
-        "rejected_rows": _rows(
+        "rejected_rows": rows(
             con,
             "select line_number, reason, reason_detail from ops.rejected_rows "
             "where source_file = ? and is_current order by line_number",

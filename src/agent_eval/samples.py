@@ -9,7 +9,6 @@ benchmark uses it for a 1,000,000-row drop). Same seed, same bytes.
 from __future__ import annotations
 
 import csv
-import io
 import json
 import random
 from collections.abc import Callable, Iterator
@@ -259,15 +258,6 @@ def special_rows(run_prefix: str, rounds: list[str]) -> list[ResumeRow]:
         row("S-BADTRACK", r1, "Track 4", raw_json=raw_json("결과입니다.", ui, 3.0)),
         row("S-BADTRACK", r2, "기타", raw_json=raw_json("결과입니다.", ui, 3.0)),
     ]
-
-
-def render_csv(rows: list[ResumeRow] | Iterator[ResumeRow]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\r\n")
-    writer.writerow(RESUME_AGENT_COLUMNS)
-    for r in rows:
-        writer.writerow(r.values())
-    return buffer.getvalue()
 
 
 def write_resume_csv(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import getpass
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
@@ -64,7 +64,7 @@ def record(db_path: Path, target: str, reason: str, undo: bool = False,
     if not db_path.exists():
         raise WithdrawError(f"no warehouse at {db_path}; run `agent-eval build` first")
     action = "undo" if undo else "withdraw"
-    acted_at = (now or datetime.now(timezone.utc)).replace(tzinfo=None)
+    acted_at = (now or datetime.now(UTC)).replace(tzinfo=None)
     acted_by = user or getpass.getuser()
     with duckdb.connect(str(db_path)) as con:
         exists = con.execute(

@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-import duckdb
-
-from agent_eval.report import AGENT_LABELS, _rows as rows
+from agent_eval.db import Cursor, one, rows, scalar
+from agent_eval.report import AGENT_LABELS
 
 PER_PAGE = (25, 50, 100, 200)
 TEXT_PREVIEW = 160  # characters of question / answer in the item table
@@ -31,18 +30,6 @@ class BadRequest(ValueError):
 
 class NotFound(LookupError):
     """An unknown set, item, series or run: the page answers 404."""
-
-
-Cursor = duckdb.DuckDBPyConnection
-
-
-def one(cur: Cursor, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> dict[str, Any] | None:
-    found = rows(cur, sql, params)
-    return found[0] if found else None
-
-
-def scalar(cur: Cursor, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> Any:
-    return cur.execute(sql, list(params)).fetchone()[0]
 
 
 def pretty_json(text: str | None) -> tuple[str | None, bool]:
