@@ -44,7 +44,7 @@ import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -792,7 +792,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
              if args.scale else None)
     figures = {name: median_run(runs) for name, runs in bench.results.items()}
     data = {
-        "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "command": " ".join(["scripts/bench.py", *sys.argv[1:]]),
         "parameters": {"rows": n_big, "incremental_rows": n_inc, "runs": args.runs,
                        "seed": args.seed, "csv_bytes": folders["big_csv"].stat().st_size,
@@ -1156,7 +1156,9 @@ def render_scale(data: dict[str, Any]) -> list[str]:
         + f", {verdict(target['7l']['holds'])}. The step from 0 rows (the build with no file) is shown "
         "but not judged: dbt's fixed work, Python that handles one node at a time per thread, overlaps "
         "DuckDB's work on the other core in a large build, so the build with no file lies above the "
-        "line of the large builds" + from_zero(scale) + " (docs/decisions.md, \"The scale curve\").",
+        "line of the large builds (docs/decisions.md, \"The scale curve\")"
+        + (f"; with that step: {scale['marginal_spread_from_zero']:.2f} ×."
+           if scale.get("marginal_spread_from_zero") is not None else "."),
     ]
 
 
