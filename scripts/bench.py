@@ -119,8 +119,9 @@ def measure(cmd: list[str], env: dict[str, str], log: Path, ok: tuple[int, ...] 
     if proc.returncode not in ok:
         text = log.read_text(errors="replace")
         tail = "\n".join(text.splitlines()[-30:])
-        raise CommandFailed(f"bench: {' '.join(cmd[:4])} ... failed ({proc.returncode}); log {log}:\n{tail}",
-                            run, failure_of(text))
+        raise CommandFailed(
+            f"bench: {' '.join(cmd[:4])} ... failed ({proc.returncode}); log {log}:\n{tail}", run, failure_of(text)
+        )
     return run
 
 
@@ -160,10 +161,12 @@ def prepare_drops(work: Path, rows: int, inc_rows: int, seed: int) -> dict[str, 
     if not (marker.is_file() and json.loads(marker.read_text()) == params and big.is_file()):
         shutil.rmtree(drops, ignore_errors=True)
         print(f"bench: generating {rows:,} + {inc_rows:,} rows under {drops}", flush=True)
-        samples.write_resume_csv(big, n_queries=queries(rows), rounds=ROUNDS,
-                                 seed=seed, with_special_rows=False, run_prefix="bench")
-        samples.write_resume_csv(inc, n_queries=queries(inc_rows), rounds=ROUNDS,
-                                 seed=seed + 1, with_special_rows=False, run_prefix="inc")
+        samples.write_resume_csv(
+            big, n_queries=queries(rows), rounds=ROUNDS, seed=seed, with_special_rows=False, run_prefix="bench"
+        )
+        samples.write_resume_csv(
+            inc, n_queries=queries(inc_rows), rounds=ROUNDS, seed=seed + 1, with_special_rows=False, run_prefix="inc"
+        )
         marker.write_text(json.dumps(params))
     return {"big_csv": big, "inc_csv": inc, "source": drops / "source"}
 
@@ -180,8 +183,7 @@ def write_scale_round(job: tuple[Path, int, int, int]) -> None:
         writer = csv.writer(handle, lineterminator="\r\n")
         if round_index == 0:
             writer.writerow(RESUME_AGENT_COLUMNS)
-        for row in samples.generated_rows(rng, n_queries, [ROUNDS[round_index]],
-                                          f"scale-{round_index + 1}"):
+        for row in samples.generated_rows(rng, n_queries, [ROUNDS[round_index]], f"scale-{round_index + 1}"):
             writer.writerow(row.values())
 
 
@@ -195,8 +197,12 @@ def prepare_scale(work: Path, sizes: list[int], seed: int) -> dict[int, Path]:
     params = {n: {"rows": n, "seed": seed, "version": GENERATOR_VERSION} for n in sizes}
     folders = {n: work / "scale" / str(n) for n in sizes}
     drops = {n: folders[n] / "source" / BIG_DATE for n in sizes}
-    missing = [n for n in sizes if not (folders[n] / "params.json").is_file()
-               or json.loads((folders[n] / "params.json").read_text()) != params[n]]
+    missing = [
+        n
+        for n in sizes
+        if not (folders[n] / "params.json").is_file()
+        or json.loads((folders[n] / "params.json").read_text()) != params[n]
+    ]
     if not missing:
         return drops
     print(f"bench: generating scale drops of {', '.join(f'{n:,}' for n in missing)} rows", flush=True)
@@ -204,8 +210,9 @@ def prepare_scale(work: Path, sizes: list[int], seed: int) -> dict[int, Path]:
     for n in missing:
         shutil.rmtree(folders[n], ignore_errors=True)
         folders[n].mkdir(parents=True)
-    jobs = sorted(((part, queries(n), k, seed) for n in missing for k, part in enumerate(parts[n])),
-                  key=lambda job: -job[1])
+    jobs = sorted(
+        ((part, queries(n), k, seed) for n in missing for k, part in enumerate(parts[n])), key=lambda job: -job[1]
+    )
     with ProcessPoolExecutor(max_workers=os.cpu_count()) as pool:
         list(pool.map(write_scale_round, jobs))
     for n in missing:
@@ -315,8 +322,18 @@ def viewer_requests(set_id: str, rounds: list[str]) -> list[str]:
     sorts, searches and pages (what people click), in a fixed order."""
     from urllib.parse import quote
 
-    filters = ["", "status=error", "status=partial", "result=fail", "result=pass", "status=empty",
-               "q=%EB%B6%84%EC%84%9D", "q=no-such-text", "sort=latency_sec&dir=desc", "segment=3"]
+    filters = [
+        "",
+        "status=error",
+        "status=partial",
+        "result=fail",
+        "result=pass",
+        "status=empty",
+        "q=%EB%B6%84%EC%84%9D",
+        "q=no-such-text",
+        "sort=latency_sec&dir=desc",
+        "segment=3",
+    ]
     filters += [f"round={quote(r)}" for r in rounds]
     pages = ["", "&page=2", "&page=200", "&per_page=200&page=50"]
     base = f"/set?id={quote(set_id)}"
@@ -339,12 +356,20 @@ def viewer_main(db_path: str, result_path: str) -> None:
     from agent_eval.viewer import create_app
 
     with _duckdb.connect(db_path, read_only=True) as con:
-        set_id, = con.execute("select set_id from marts.resume_item_scores group by set_id "
-                              "order by count(*) desc limit 1").fetchone()
-        rounds = [r[0] for r in con.execute("select round from marts.resume_round_scores where set_id = ? "
-                                            "order by round_order", [set_id]).fetchall()]
-        lines = con.execute("select min(line_number), quantile_disc(line_number, 0.5), max(line_number) "
-                            "from marts.resume_item_scores where set_id = ?", [set_id]).fetchone()
+        (set_id,) = con.execute(
+            "select set_id from marts.resume_item_scores group by set_id order by count(*) desc limit 1"
+        ).fetchone()
+        rounds = [
+            r[0]
+            for r in con.execute(
+                "select round from marts.resume_round_scores where set_id = ? order by round_order", [set_id]
+            ).fetchall()
+        ]
+        lines = con.execute(
+            "select min(line_number), quantile_disc(line_number, 0.5), max(line_number) "
+            "from marts.resume_item_scores where set_id = ?",
+            [set_id],
+        ).fetchone()
     client = create_app(Path(db_path)).test_client()
 
     def timed(url: str) -> float:
@@ -364,12 +389,20 @@ def viewer_main(db_path: str, result_path: str) -> None:
         ordered = sorted(values)
         return ordered[min(len(ordered) - 1, math.ceil(q * len(ordered)) - 1)] * 1000
 
-    Path(result_path).write_text(json.dumps({
-        "set_id": set_id, "n_items_requests": len(items),
-        "items_p50_ms": pct(items, 0.5), "items_p95_ms": pct(items, 0.95), "items_max_ms": max(items) * 1000,
-        "overview_p50_ms": pct(overview, 0.5), "overview_p95_ms": pct(overview, 0.95),
-        "item_page_max_ms": max(item) * 1000,
-    }))
+    Path(result_path).write_text(
+        json.dumps(
+            {
+                "set_id": set_id,
+                "n_items_requests": len(items),
+                "items_p50_ms": pct(items, 0.5),
+                "items_p95_ms": pct(items, 0.95),
+                "items_max_ms": max(items) * 1000,
+                "overview_p50_ms": pct(overview, 0.5),
+                "overview_p95_ms": pct(overview, 0.95),
+                "item_page_max_ms": max(item) * 1000,
+            }
+        )
+    )
 
 
 def dbt_env(work: Path, db: Path, drops: Path) -> dict[str, str]:
@@ -386,8 +419,7 @@ def dbt_env(work: Path, db: Path, drops: Path) -> dict[str, str]:
 
 
 def dbt_cmd(*args: str) -> list[str]:
-    return [sys.executable, "-c", "from dbt.cli.main import cli; cli()", *args,
-            "--project-dir", str(PROJECT)]
+    return [sys.executable, "-c", "from dbt.cli.main import cli; cli()", *args, "--project-dir", str(PROJECT)]
 
 
 BUILD = dbt_cmd("build", "--exclude-resource-type", "unit_test")
@@ -457,7 +489,9 @@ def largest_tables(db: Path, n: int = 4) -> list[dict[str, Any]]:
     with duckdb.connect(str(db), read_only=True) as con:
         rows = con.execute(
             "select schema_name || '.' || table_name, estimated_size from duckdb_tables()"
-            " order by estimated_size desc limit ?", [n]).fetchall()
+            " order by estimated_size desc limit ?",
+            [n],
+        ).fetchall()
     return [{"table": name, "rows": size} for name, size in rows]
 
 
@@ -516,8 +550,7 @@ def build_nodes(target: Path) -> dict[str, Any]:
         "by_stage": {k: {"nodes": len(v), "seconds": sum(v)} for k, v in by_stage.items()},
         "top": [{"node": n, "seconds": s} for s, n in top],
         "outcomes": counted([(outcome(r), kind_of(r)) for r in results]),
-        "messages": counted([(kind_of(r), re.sub(r"\d+", "n", r.get("message") or r["status"]))
-                             for r in results]),
+        "messages": counted([(kind_of(r), re.sub(r"\d+", "n", r.get("message") or r["status"])) for r in results]),
     }
 
 
@@ -546,16 +579,17 @@ class Bench:
     def runs_dir(self) -> Path:
         return self.work / "runs"
 
-    def timed(self, name: str, cmd: list[str], env: dict[str, str] | None = None,
-              ok: tuple[int, ...] = (0,)) -> Run:
+    def timed(self, name: str, cmd: list[str], env: dict[str, str] | None = None, ok: tuple[int, ...] = (0,)) -> Run:
         """Measure ``cmd`` once and keep the run under ``name``."""
-        run = measure(cmd, self.env if env is None else env,
-                      self.logs / f"{name}-{len(self.results.get(name, []))}.log", ok)
+        run = measure(
+            cmd, self.env if env is None else env, self.logs / f"{name}-{len(self.results.get(name, []))}.log", ok
+        )
         self.results.setdefault(name, []).append(run)  # a failed run is not a figure
         return run
 
-    def build(self, name: str, layout: str, template: Path | None = None, cmd: list[str] = BUILD,
-              keep: bool = False) -> Run:
+    def build(
+        self, name: str, layout: str, template: Path | None = None, cmd: list[str] = BUILD, keep: bool = False
+    ) -> Run:
         """Stage a layout, start from ``template`` (else an empty warehouse;
         with ``keep``, the warehouse as the last build left it), build, and
         keep what dbt reports of the first build of this name."""
@@ -594,8 +628,9 @@ def setup(args: argparse.Namespace) -> tuple[Bench, dict[str, Path]]:
     drops, db = work / "run" / "drops", work / "run" / "warehouse.duckdb"
     samples_dir = work / "samples"
     shutil.rmtree(samples_dir, ignore_errors=True)
-    measure([venv_tool("agent-eval"), "samples", "--out", str(samples_dir)], dict(os.environ),
-            work / "logs" / "samples.log")
+    measure(
+        [venv_tool("agent-eval"), "samples", "--out", str(samples_dir)], dict(os.environ), work / "logs" / "samples.log"
+    )
     source = folders["source"]
     layouts = {
         "full": [source / BIG_DATE],  # the 1M drop alone
@@ -621,18 +656,33 @@ EVALUATE_OK = (0, 3)  # 3: the result is written, and some lines were rejected (
 def evaluate_step(bench: Bench) -> tuple[list[str], dict[str, str]]:
     """`agent-eval evaluate` of the worked example, its cache under the work dir."""
     env = dict(os.environ, AGENT_EVAL_CACHE=str(bench.work / "evaluate" / "cache"))
-    cmd = [venv_tool("agent-eval"), "evaluate", "--expected", str(WORKED_EXAMPLE / "expected.json"),
-           "--run-dir", str(WORKED_EXAMPLE), "--output", str(bench.work / "evaluate" / "result.json")]
+    cmd = [
+        venv_tool("agent-eval"),
+        "evaluate",
+        "--expected",
+        str(WORKED_EXAMPLE / "expected.json"),
+        "--run-dir",
+        str(WORKED_EXAMPLE),
+        "--output",
+        str(bench.work / "evaluate" / "result.json"),
+    ]
     return cmd, env
 
 
 def demo_step(bench: Bench) -> tuple[list[str], dict[str, str]]:
     """`agent-eval demo` into the work dir, dbt's target/ and logs/ there too."""
     demo = bench.work / "demo"
-    env = dict(os.environ, DBT_TARGET_PATH=str(demo / "dbt" / "target"),
-               DBT_LOG_PATH=str(demo / "dbt" / "logs"))
-    cmd = [venv_tool("agent-eval"), "demo", "--db", str(demo / "demo.duckdb"),
-           "--reports", str(demo / "reports"), "--published", str(demo / "published")]
+    env = dict(os.environ, DBT_TARGET_PATH=str(demo / "dbt" / "target"), DBT_LOG_PATH=str(demo / "dbt" / "logs"))
+    cmd = [
+        venv_tool("agent-eval"),
+        "demo",
+        "--db",
+        str(demo / "demo.duckdb"),
+        "--reports",
+        str(demo / "reports"),
+        "--published",
+        str(demo / "published"),
+    ]
     return cmd, env
 
 
@@ -675,10 +725,14 @@ def one_round(bench: Bench, i: int, big_csv: Path, samples_db: Path, n_big: int,
     bench.build("plain", "samples", template=samples_db, cmd=PLAIN_BUILD)
     reports = bench.runs_dir / "reports"
     shutil.rmtree(reports, ignore_errors=True)
-    render = [sys.executable, "-c",
-              "import sys; from pathlib import Path; from agent_eval import report; "
-              "print(len(report.render_all(Path(sys.argv[1]), Path(sys.argv[2]))))",
-              str(template), str(reports)]
+    render = [
+        sys.executable,
+        "-c",
+        "import sys; from pathlib import Path; from agent_eval import report; "
+        "print(len(report.render_all(Path(sys.argv[1]), Path(sys.argv[2]))))",
+        str(template),
+        str(reports),
+    ]
     bench.timed("report", render, dict(os.environ))
     bench.timed("report_unchanged", render, dict(os.environ))
     bench.timed("evaluate", *evaluate_step(bench), ok=EVALUATE_OK)
@@ -695,8 +749,9 @@ def one_round(bench: Bench, i: int, big_csv: Path, samples_db: Path, n_big: int,
 def memory_budget() -> tuple[str, float]:
     """AGENT_EVAL_DUCKDB_MEMORY as dbt sees it (the environment, else the
     default in profiles.yml) and its size in MiB (DuckDB: GB = 1000^3, GiB = 1024^3)."""
-    default = re.search(r"env_var\('AGENT_EVAL_DUCKDB_MEMORY',\s*'([^']+)'\)",
-                        (PROJECT / "profiles.yml").read_text(encoding="utf-8"))
+    default = re.search(
+        r"env_var\('AGENT_EVAL_DUCKDB_MEMORY',\s*'([^']+)'\)", (PROJECT / "profiles.yml").read_text(encoding="utf-8")
+    )
     setting = os.environ.get("AGENT_EVAL_DUCKDB_MEMORY") or (default.group(1) if default else "")
     size = re.fullmatch(r"\s*([\d.]+)\s*([KMGT])(i?)B\s*", setting, re.IGNORECASE)
     if not size:
@@ -730,14 +785,11 @@ def run_scale(bench: Bench, sizes: list[int], seed: int, n_big: int, runs: int) 
             break
     fresh(bench.db)
     done = [n for n in sizes if n == n_big or bench.results.get(f"scale {n}")]
-    points = [{"rows": n, **median_run(bench.results["full" if n == n_big else f"scale {n}"])}
-              for n in done]
-    return {**scale_curve(points, median_run(bench.results["empty"])["wall_s"], budget), "runs": runs,
-            "failed": failed}
+    points = [{"rows": n, **median_run(bench.results["full" if n == n_big else f"scale {n}"])} for n in done]
+    return {**scale_curve(points, median_run(bench.results["empty"])["wall_s"], budget), "runs": runs, "failed": failed}
 
 
-def scale_curve(points: list[dict[str, Any]], no_file_wall_s: float,
-                budget: tuple[str, float]) -> dict[str, Any]:
+def scale_curve(points: list[dict[str, Any]], no_file_wall_s: float, budget: tuple[str, float]) -> dict[str, Any]:
     """Wall per million rows, and the marginal wall per million rows between
     consecutive sizes starting from the build with no file (0 rows). The
     curve is close to linear when, between the measured sizes, the largest
@@ -749,8 +801,7 @@ def scale_curve(points: list[dict[str, Any]], no_file_wall_s: float,
     previous_rows, previous_wall = 0, no_file_wall_s
     for point in points:
         point["wall_per_million_s"] = point["wall_s"] / point["rows"] * 1e6
-        point["marginal_per_million_s"] = ((point["wall_s"] - previous_wall)
-                                           / (point["rows"] - previous_rows) * 1e6)
+        point["marginal_per_million_s"] = (point["wall_s"] - previous_wall) / (point["rows"] - previous_rows) * 1e6
         previous_rows, previous_wall = point["rows"], point["wall_s"]
     marginals = [p["marginal_per_million_s"] for p in points]
 
@@ -788,16 +839,20 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         load.append(os.getloadavg()[0])
     fresh(bench.db)
     speed_after = machine_speed(args.runs)
-    scale = (run_scale(bench, args.scale, args.seed, n_big, args.scale_runs or args.runs)
-             if args.scale else None)
+    scale = run_scale(bench, args.scale, args.seed, n_big, args.scale_runs or args.runs) if args.scale else None
     figures = {name: median_run(runs) for name, runs in bench.results.items()}
     data = {
         "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "command": " ".join(["scripts/bench.py", *sys.argv[1:]]),
-        "parameters": {"rows": n_big, "incremental_rows": n_inc, "runs": args.runs,
-                       "seed": args.seed, "csv_bytes": folders["big_csv"].stat().st_size,
-                       "worked_example_lines": worked_example_lines(),
-                       "scale": args.scale or []},
+        "parameters": {
+            "rows": n_big,
+            "incremental_rows": n_inc,
+            "runs": args.runs,
+            "seed": args.seed,
+            "csv_bytes": folders["big_csv"].stat().st_size,
+            "worked_example_lines": worked_example_lines(),
+            "scale": args.scale or [],
+        },
         "machine": machine(),
         "machine_speed_s": [speed_before, speed_after],
         "load_average_1min": load,
@@ -814,8 +869,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def worked_example_lines() -> int:
-    return sum(len(p.read_text(encoding="utf-8").splitlines())
-               for p in WORKED_EXAMPLE.glob("*/actions.jsonl"))
+    return sum(len(p.read_text(encoding="utf-8").splitlines()) for p in WORKED_EXAMPLE.glob("*/actions.jsonl"))
 
 
 def ratios(f: dict[str, dict[str, float]]) -> dict[str, float]:
@@ -855,24 +909,57 @@ def targets(data: dict[str, Any]) -> list[Target]:
     inc = f"the {p['incremental_rows']:,}-row drop onto the {p['rows']:,}-row warehouse"
     demo_dbt = data["nodes"]["demo"]["elapsed_s"]
     return [
-        at_most("1a", "1. no new file, the benchmark's way (`dbt build --exclude-resource-type unit_test`, "
-                f"the night after {inc}, nothing new in the drops folder)", f["unchanged"]["wall_s"],
-                t["no_file_build_s"], "s",
-                f" (creating an empty warehouse, no drop file: {f['empty']['wall_s']:.2f} s)"),
-        at_most("1b", "1. no new file as a user types it: plain `dbt build`, second run on an unchanged "
-                "warehouse of the sample drops", f["plain"]["wall_s"], t["no_file_build_s"], "s"),
+        at_most(
+            "1a",
+            "1. no new file, the benchmark's way (`dbt build --exclude-resource-type unit_test`, "
+            f"the night after {inc}, nothing new in the drops folder)",
+            f["unchanged"]["wall_s"],
+            t["no_file_build_s"],
+            "s",
+            f" (creating an empty warehouse, no drop file: {f['empty']['wall_s']:.2f} s)",
+        ),
+        at_most(
+            "1b",
+            "1. no new file as a user types it: plain `dbt build`, second run on an unchanged "
+            "warehouse of the sample drops",
+            f["plain"]["wall_s"],
+            t["no_file_build_s"],
+            "s",
+        ),
         at_most("2a", f"2. {inc}", f["incremental"]["wall_s"], t["incremental_wall_s"], "s"),
-        at_most("2b", f"2. {inc}, over the same drop into an empty warehouse", r["incremental_over_empty"],
-                t["incremental_over_empty"], "×", f" (CPU: {r['incremental_over_empty_cpu']:.2f} ×)"),
-        at_most("3", "3. full build over the floor", r["full_over_floor"], t["full_over_floor"], "×",
-                f" (CPU: {r['full_over_floor_cpu']:.2f} ×)"),
+        at_most(
+            "2b",
+            f"2. {inc}, over the same drop into an empty warehouse",
+            r["incremental_over_empty"],
+            t["incremental_over_empty"],
+            "×",
+            f" (CPU: {r['incremental_over_empty_cpu']:.2f} ×)",
+        ),
+        at_most(
+            "3",
+            "3. full build over the floor",
+            r["full_over_floor"],
+            t["full_over_floor"],
+            "×",
+            f" (CPU: {r['full_over_floor_cpu']:.2f} ×)",
+        ),
         at_most("3m", "peak memory of the full build", r["full_peak_rss_mib"], t["full_peak_rss_mib"], "MiB"),
-        at_most("4", f"4. `agent-eval evaluate` of the {p['worked_example_lines']}-line worked example, "
-                "end to end, warm", f["evaluate"]["wall_s"], t["evaluate_s"], "s",
-                f" (cold first run: {f['evaluate_cold']['wall_s']:.2f} s)"),
-        at_most("5", "5. `agent-eval demo` (the build step of `make demo`), venv installed, partial parse warm",
-                f["demo"]["wall_s"], t["demo_s"], "s",
-                f" (of which dbt: {demo_dbt:.2f} s; first run, cold parse: {f['demo_cold']['wall_s']:.2f} s)"),
+        at_most(
+            "4",
+            f"4. `agent-eval evaluate` of the {p['worked_example_lines']}-line worked example, end to end, warm",
+            f["evaluate"]["wall_s"],
+            t["evaluate_s"],
+            "s",
+            f" (cold first run: {f['evaluate_cold']['wall_s']:.2f} s)",
+        ),
+        at_most(
+            "5",
+            "5. `agent-eval demo` (the build step of `make demo`), venv installed, partial parse warm",
+            f["demo"]["wall_s"],
+            t["demo_s"],
+            "s",
+            f" (of which dbt: {demo_dbt:.2f} s; first run, cold parse: {f['demo_cold']['wall_s']:.2f} s)",
+        ),
         *viewer_targets(data.get("viewer")),
         *scale_targets(data["scale"]),
     ]
@@ -883,13 +970,24 @@ def viewer_targets(viewer: dict[str, Any] | None) -> list[Target]:
     if not viewer:
         return []
     return [
-        at_most("v1", f"viewer: item table of the {viewer['set_id']} set, p95 server time over "
-                f"{viewer['n_items_requests']} requests with varied filters, sorts, searches and pages",
-                viewer["items_p95_ms"], TARGETS["viewer_items_p95_ms"], "ms",
-                f" (p50 {viewer['items_p50_ms']:.0f} ms, max {viewer['items_max_ms']:.0f} ms; "
-                f"an item page at most {viewer['item_page_max_ms']:.0f} ms)"),
-        at_most("v2", "viewer: overview page, p95 server time over 20 requests", viewer["overview_p95_ms"],
-                TARGETS["viewer_overview_p95_ms"], "ms", f" (p50 {viewer['overview_p50_ms']:.0f} ms)"),
+        at_most(
+            "v1",
+            f"viewer: item table of the {viewer['set_id']} set, p95 server time over "
+            f"{viewer['n_items_requests']} requests with varied filters, sorts, searches and pages",
+            viewer["items_p95_ms"],
+            TARGETS["viewer_items_p95_ms"],
+            "ms",
+            f" (p50 {viewer['items_p50_ms']:.0f} ms, max {viewer['items_max_ms']:.0f} ms; "
+            f"an item page at most {viewer['item_page_max_ms']:.0f} ms)",
+        ),
+        at_most(
+            "v2",
+            "viewer: overview page, p95 server time over 20 requests",
+            viewer["overview_p95_ms"],
+            TARGETS["viewer_overview_p95_ms"],
+            "ms",
+            f" (p50 {viewer['overview_p50_ms']:.0f} ms)",
+        ),
     ]
 
 
@@ -903,24 +1001,36 @@ def from_zero(scale: dict[str, Any]) -> str:
 
 def scale_targets(scale: dict[str, Any] | None) -> list[Target]:
     rss_label = f"7. scale curve: peak RSS ≤ the DuckDB budget + {RSS_MARGIN_MIB:.0f} MiB"
-    linear_label = (f"7. scale curve close to linear: largest / smallest marginal wall per million rows "
-                    f"between the measured sizes ≤ {TARGETS['scale_marginal_spread']:g} ×")
+    linear_label = (
+        f"7. scale curve close to linear: largest / smallest marginal wall per million rows "
+        f"between the measured sizes ≤ {TARGETS['scale_marginal_spread']:g} ×"
+    )
     if scale is None:
-        return [Target("7m", rss_label, "not run (`--scale`)", None),
-                Target("7l", linear_label, "not run (`--scale`)", None)]
+        return [
+            Target("7m", rss_label, "not run (`--scale`)", None),
+            Target("7l", linear_label, "not run (`--scale`)", None),
+        ]
     peak = max(scale["points"], key=lambda point: point["peak_rss_mib"])
     spread = scale["marginal_spread"]
     limit = scale["budget_mib"] + scale["margin_mib"]
     failed = scale.get("failed", [])
     failures = "".join(f"; the build of {f['rows']:,} rows FAILED: {f['error']}" for f in failed)
-    memory = at_most("7m", f"7. scale curve: peak RSS ({scale['memory_setting']} budget + "
-                     f"{scale['margin_mib']:.0f} MiB)", peak["peak_rss_mib"], limit, "MiB",
-                     f" at {peak['rows']:,} rows{failures}")
+    memory = at_most(
+        "7m",
+        f"7. scale curve: peak RSS ({scale['memory_setting']} budget + {scale['margin_mib']:.0f} MiB)",
+        peak["peak_rss_mib"],
+        limit,
+        "MiB",
+        f" at {peak['rows']:,} rows{failures}",
+    )
     return [
         replace(memory, holds=memory.holds and not failed),
-        Target("7l", linear_label, (NO_SPREAD if spread is None else UNITS["×"].format(spread)
-                                    + from_zero(scale)) + failures,
-               spread is not None and spread <= TARGETS["scale_marginal_spread"] and not failed),
+        Target(
+            "7l",
+            linear_label,
+            (NO_SPREAD if spread is None else UNITS["×"].format(spread) + from_zero(scale)) + failures,
+            spread is not None and spread <= TARGETS["scale_marginal_spread"] and not failed,
+        ),
     ]
 
 
@@ -997,8 +1107,16 @@ BUILD_LABELS = {
 
 
 def render(data: dict[str, Any]) -> str:
-    sections = (render_header, render_figures, render_targets, render_nodes,
-                render_where, render_bounds, render_scale, render_slowest)
+    sections = (
+        render_header,
+        render_figures,
+        render_targets,
+        render_nodes,
+        render_where,
+        render_bounds,
+        render_scale,
+        render_slowest,
+    )
     return "\n".join(line for section in sections for line in section(data)) + "\n"
 
 
@@ -1026,10 +1144,11 @@ def render_header(data: dict[str, Any]) -> list[str]:
         "selection); `agent-eval` commands run from the shell (`.venv/bin/agent-eval`)",
         "- machine speed (calibration: median wall time of `python -c 'import dbt.cli.main'`, "
         "before the runs and after them; the same code is slower when this is): "
-        + " s, ".join(f"{x:.2f}" for x in data.get("machine_speed_s", [])) + " s",
-        "- 1-minute load average during the runs: " + ", ".join(f"{x:.1f}" for x in load)
-        + (" (the machine was shared: wall times are inflated, CPU times less so)"
-           if max(load) > m["cores"] else ""),
+        + " s, ".join(f"{x:.2f}" for x in data.get("machine_speed_s", []))
+        + " s",
+        "- 1-minute load average during the runs: "
+        + ", ".join(f"{x:.1f}" for x in load)
+        + (" (the machine was shared: wall times are inflated, CPU times less so)" if max(load) > m["cores"] else ""),
         "",
     ]
 
@@ -1038,8 +1157,9 @@ def render_figures(data: dict[str, Any]) -> list[str]:
     lines = ["| measurement | wall (s) | CPU (s) | peak RSS (MiB) |", "| --- | ---: | ---: | ---: |"]
     for key, label in FIGURE_LABELS.items():
         x = data["figures"][key]
-        lines.append(f"| {label.format(**data['parameters'])} | {x['wall_s']:.2f} | {x['cpu_s']:.2f} "
-                     f"| {x['peak_rss_mib']:.0f} |")
+        lines.append(
+            f"| {label.format(**data['parameters'])} | {x['wall_s']:.2f} | {x['cpu_s']:.2f} | {x['peak_rss_mib']:.0f} |"
+        )
     return lines
 
 
@@ -1049,11 +1169,21 @@ def verdict(holds: bool | None) -> str:
 
 def render_targets(data: dict[str, Any]) -> list[str]:
     r = data["ratios"]
-    lines = ["", "## Targets", "", "Issues 14 and 15; each limit on the median wall time unless it says otherwise.", "",
-             "| target | measured | |", "| --- | ---: | --- |"]
+    lines = [
+        "",
+        "## Targets",
+        "",
+        "Issues 14 and 15; each limit on the median wall time unless it says otherwise.",
+        "",
+        "| target | measured | |",
+        "| --- | ---: | --- |",
+    ]
     lines += [f"| {t['label']} | {t['measured']} | {verdict(t['holds'])} |" for t in data["targets"]]
-    return lines + ["", f"Without dbt's fixed cost (the build with no drop file), the full build is "
-                        f"{r['full_minus_fixed_over_floor']:.1f} × the floor."]
+    return lines + [
+        "",
+        f"Without dbt's fixed cost (the build with no drop file), the full build is "
+        f"{r['full_minus_fixed_over_floor']:.1f} × the floor.",
+    ]
 
 
 def kinds(counts: dict[str, int]) -> str:
@@ -1062,32 +1192,48 @@ def kinds(counts: dict[str, int]) -> str:
 
 
 def render_nodes(data: dict[str, Any]) -> list[str]:
-    lines = ["", "## Nodes executed and reused", "",
-             "From each build's `run_results.json` (its first run): reused = dbt's message `REUSED`; "
-             "not run = skipped or no-op.", "",
-             "| build | executed | reused | not run |", "| --- | --- | --- | --- |"]
-    labels = {**BUILD_LABELS, **{name: f"scale: {int(name.split()[1]):,} rows" for name in data["nodes"]
-                                 if name.startswith("scale ")}}
+    lines = [
+        "",
+        "## Nodes executed and reused",
+        "",
+        "From each build's `run_results.json` (its first run): reused = dbt's message `REUSED`; "
+        "not run = skipped or no-op.",
+        "",
+        "| build | executed | reused | not run |",
+        "| --- | --- | --- | --- |",
+    ]
+    labels = {
+        **BUILD_LABELS,
+        **{name: f"scale: {int(name.split()[1]):,} rows" for name in data["nodes"] if name.startswith("scale ")},
+    }
     for name, label in labels.items():
         o = data["nodes"][name]["outcomes"]
-        lines.append(f"| {label} | {kinds(o.get('executed', {}))} | {kinds(o.get('reused', {}))} "
-                     f"| {kinds(o.get('not run', {}))} |")
+        lines.append(
+            f"| {label} | {kinds(o.get('executed', {}))} | {kinds(o.get('reused', {}))} "
+            f"| {kinds(o.get('not run', {}))} |"
+        )
     return lines
 
 
 def render_where(data: dict[str, Any]) -> list[str]:
     nodes = data["nodes"]
     columns = ("full", "incremental", "empty", "plain")
-    lines = ["", "## Where the time goes", "",
-             "dbt's own timings (`run_results.json`: execution time per node, summed over its threads) "
-             "of the first full build, incremental build, build with no file and second plain `dbt build` "
-             "of the samples:", "",
-             "| stage | nodes (full) | full (s) | incremental (s) | no file (s) | plain, again (s) |",
-             "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "",
+        "## Where the time goes",
+        "",
+        "dbt's own timings (`run_results.json`: execution time per node, summed over its threads) "
+        "of the first full build, incremental build, build with no file and second plain `dbt build` "
+        "of the samples:",
+        "",
+        "| stage | nodes (full) | full (s) | incremental (s) | no file (s) | plain, again (s) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for key, label in STAGES:
         stats = [nodes[c]["by_stage"].get(key, {"nodes": 0, "seconds": 0.0}) for c in columns]
-        lines.append(f"| {key}: {label} | {stats[0]['nodes']} | "
-                     + " | ".join(f"{s['seconds']:.2f}" for s in stats) + " |")
+        lines.append(
+            f"| {key}: {label} | {stats[0]['nodes']} | " + " | ".join(f"{s['seconds']:.2f}" for s in stats) + " |"
+        )
     return lines
 
 
@@ -1101,10 +1247,14 @@ def render_bounds(data: dict[str, Any]) -> list[str]:
     executed = empty["outcomes"].get("executed", {})
     node_seconds = sum(s["seconds"] for s in empty["by_stage"].values())
     full = nodes["full"]["by_stage"]
-    growth = sorted(((full[k]["seconds"] - empty["by_stage"].get(k, {}).get("seconds", 0.0), k)
-                     for k, _ in STAGES if k in full), reverse=True)
+    growth = sorted(
+        ((full[k]["seconds"] - empty["by_stage"].get(k, {}).get("seconds", 0.0), k) for k, _ in STAGES if k in full),
+        reverse=True,
+    )
     return [
-        "", "### What bounds the full build", "",
+        "",
+        "### What bounds the full build",
+        "",
         f"- dbt's fixed cost: the build with no file at all takes {f['empty']['wall_s']:.1f} s "
         f"= {f['empty']['wall_s'] / floor_s:.1f} floors: {f['empty']['wall_s'] - empty['elapsed_s']:.1f} s "
         f"of Python and project start-up before the first node, then {kinds(executed)} nodes executed "
@@ -1116,9 +1266,11 @@ def render_bounds(data: dict[str, Any]) -> list[str]:
         "append-only raw history, write the row-level marts, and test whole tables. The floor reads 3 of "
         "the 14 columns once and keeps nothing.",
         "- dbt's node time that grows with the data (full build minus the build with no file): "
-        + ", ".join(f"{key} {delta:+.1f} s" for delta, key in growth) + ".",
+        + ", ".join(f"{key} {delta:+.1f} s" for delta, key in growth)
+        + ".",
         "- The largest tables of the full build: "
-        + ", ".join(f"{t['table']} ({t['rows']:,} rows)" for t in data["full_build_tables"]) + ".",
+        + ", ".join(f"{t['table']} ({t['rows']:,} rows)" for t in data["full_build_tables"])
+        + ".",
     ]
 
 
@@ -1126,21 +1278,30 @@ def render_scale(data: dict[str, Any]) -> list[str]:
     scale = data["scale"]
     lines = ["", "## Scale curve", ""]
     if scale is None:
-        return lines + ["Not run by this invocation (it takes tens of minutes; not in CI): "
-                        "`.venv/bin/python scripts/bench.py --scale 1000000,3000000,10000000 --out BENCHMARKS.md`."]
+        return lines + [
+            "Not run by this invocation (it takes tens of minutes; not in CI): "
+            "`.venv/bin/python scripts/bench.py --scale 1000000,3000000,10000000 --out BENCHMARKS.md`."
+        ]
     lines += [
         "The full build (`dbt build --exclude-resource-type unit_test`) of one drop into an empty "
         f"warehouse at each size, median of {scale['runs']} run(s) per size (the size of the main drop: "
-        f"the full build's runs); 0 rows is the build with no file.", "",
+        f"the full build's runs); 0 rows is the build with no file.",
+        "",
         "| rows | wall (s) | CPU (s) | peak RSS (MiB) | wall per million rows (s) "
         "| marginal wall per million rows (s) |",
         "| ---: | ---: | ---: | ---: | ---: | ---: |",
         f"| 0 | {scale['no_file_wall_s']:.2f} | | | | |",
     ]
-    lines += [f"| {p['rows']:,} | {p['wall_s']:.2f} | {p['cpu_s']:.2f} | {p['peak_rss_mib']:.0f} "
-              f"| {p['wall_per_million_s']:.2f} | {p['marginal_per_million_s']:.2f} |" for p in scale["points"]]
-    lines += [f"| {f['rows']:,} | failed after {f['wall_s']:.2f} | {f['cpu_s']:.2f} | {f['peak_rss_mib']:.0f} "
-              f"| {f['error']} | |" for f in scale.get("failed", [])]
+    lines += [
+        f"| {p['rows']:,} | {p['wall_s']:.2f} | {p['cpu_s']:.2f} | {p['peak_rss_mib']:.0f} "
+        f"| {p['wall_per_million_s']:.2f} | {p['marginal_per_million_s']:.2f} |"
+        for p in scale["points"]
+    ]
+    lines += [
+        f"| {f['rows']:,} | failed after {f['wall_s']:.2f} | {f['cpu_s']:.2f} | {f['peak_rss_mib']:.0f} "
+        f"| {f['error']} | |"
+        for f in scale.get("failed", [])
+    ]
     target = {t["key"]: t for t in data["targets"]}
     spread = scale["marginal_spread"]
     return lines + [
@@ -1152,13 +1313,17 @@ def render_scale(data: dict[str, Any]) -> list[str]:
         "- Linearity: judged by the marginal wall per million rows (the extra wall time per extra "
         "million rows between consecutive measured sizes), which a linear cost keeps constant whatever "
         f"dbt's fixed cost; close to linear when the largest is at most {TARGETS['scale_marginal_spread']:g} "
-        "× the smallest: " + (f"{spread:.2f} ×" if spread is not None else NO_SPREAD)
+        "× the smallest: "
+        + (f"{spread:.2f} ×" if spread is not None else NO_SPREAD)
         + f", {verdict(target['7l']['holds'])}. The step from 0 rows (the build with no file) is shown "
         "but not judged: dbt's fixed work, Python that handles one node at a time per thread, overlaps "
         "DuckDB's work on the other core in a large build, so the build with no file lies above the "
-        "line of the large builds (docs/decisions.md, \"The scale curve\")"
-        + (f"; with that step: {scale['marginal_spread_from_zero']:.2f} ×."
-           if scale.get("marginal_spread_from_zero") is not None else "."),
+        'line of the large builds (docs/decisions.md, "The scale curve")'
+        + (
+            f"; with that step: {scale['marginal_spread_from_zero']:.2f} ×."
+            if scale.get("marginal_spread_from_zero") is not None
+            else "."
+        ),
     ]
 
 
@@ -1193,10 +1358,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--incremental-rows", type=int, default=10_000, help="rows of the second drop")
     parser.add_argument("--runs", type=int, default=3, help="runs per measurement (median)")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--scale", type=sizes, default=[],
-                        help="also the scale curve: full build at these row counts, e.g. 1000000,3000000,10000000")
-    parser.add_argument("--scale-runs", type=int, default=0,
-                        help="runs per scale point (default: --runs); the curve's large builds take minutes each")
+    parser.add_argument(
+        "--scale",
+        type=sizes,
+        default=[],
+        help="also the scale curve: full build at these row counts, e.g. 1000000,3000000,10000000",
+    )
+    parser.add_argument(
+        "--scale-runs",
+        type=int,
+        default=0,
+        help="runs per scale point (default: --runs); the curve's large builds take minutes each",
+    )
     parser.add_argument("--work", default=str(PROJECT / ".bench"), help="scratch folder (drops are kept)")
     parser.add_argument("--out", default=str(PROJECT / "BENCHMARKS.md"), help="the markdown report")
     args = parser.parse_args(argv)

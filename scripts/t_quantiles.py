@@ -33,8 +33,10 @@ def main() -> None:
     print("table (df, t):")
     print(", ".join(f"({df}, {stats.t.ppf(0.975, df):.9f})" for df in range(1, TABLE_MAX_DF + 1)))
     print(f"z = {Z:.15f}; g = " + ", ".join(f"{g:.15f}" for g in G))
-    worst = max((abs(expansion(df) - stats.t.ppf(0.975, df)), df)
-                for df in [*range(TABLE_MAX_DF + 1, 2001), *range(2001, 1_000_001, 997)])
+    worst = max(
+        (abs(expansion(df) - stats.t.ppf(0.975, df)), df)
+        for df in [*range(TABLE_MAX_DF + 1, 2001), *range(2001, 1_000_001, 997)]
+    )
     print(f"largest error of the expansion from df {TABLE_MAX_DF + 1}: {worst[0]:.2e} at df {worst[1]}")
     assert worst[0] < TOLERANCE
 

@@ -37,7 +37,10 @@ POISON = {
     "2026-13-45/summary_month13.json": ("rejected", "drop folder '2026-13-45' is not a date (YYYY-MM-DD)"),
     f"{NIGHT}/resume_agent_gone.csv": ("rejected", "a broken symbolic link"),
     f"{NIGHT}/resume_agent_folder.csv": ("rejected", "a folder, not a file"),
-    f"{NIGHT}/Resume_Agent_caps.CSV": ("rejected", "file name looks like a resume_agent drop but differs in letter case"),
+    f"{NIGHT}/Resume_Agent_caps.CSV": (
+        "rejected",
+        "file name looks like a resume_agent drop but differs in letter case",
+    ),
     f"{NIGHT}/.resume_agent_hidden.csv": ("ignored", "hidden file"),
 }
 
@@ -56,19 +59,33 @@ def nonfinite_resume_csv() -> str:
     rows = []
     for n, (item, literal) in enumerate(NONFINITE.items(), start=1):
         # %-format: in an f-string every brace of the JSON would need doubling
-        doc = ('{"assistantMessage": "지원자 %d명을 찾았습니다.", "dataUIList": [{"formType": "TABLE"}], '  # noqa: UP031
-               '"responseTimeSec": %s, "error": null}' % (n, literal))
+        doc = (
+            '{"assistantMessage": "지원자 %d명을 찾았습니다.", "dataUIList": [{"formType": "TABLE"}], '  # noqa: UP031
+            '"responseTimeSec": %s, "error": null}' % (n, literal)
+        )
         rows.append(ResumeRow("run-nf", item, f"Q{n}", "1", f"질의 {n}", "목록", "조회", "1/1", raw_json=doc))
     item, seconds = GOOD_LATENCY
-    rows.append(ResumeRow("run-nf", item, "Q9", "1", "질의 9", "목록", "조회", "1/1",
-                          raw_json=raw_json("지원자 9명을 찾았습니다.", [{"formType": "TABLE"}], seconds)))
+    rows.append(
+        ResumeRow(
+            "run-nf",
+            item,
+            "Q9",
+            "1",
+            "질의 9",
+            "목록",
+            "조회",
+            "1/1",
+            raw_json=raw_json("지원자 9명을 찾았습니다.", [{"formType": "TABLE"}], seconds),
+        )
+    )
     return render_csv(rows)
 
 
 def recruit_template() -> str:
     """The first record of the recruit fixture, as a JSONL line."""
-    return (FIXTURES / "recruit_basic" / NIGHT / "recruit_agent_basic.jsonl").read_text(
-        encoding="utf-8").splitlines()[0]
+    return (
+        (FIXTURES / "recruit_basic" / NIGHT / "recruit_agent_basic.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    )
 
 
 def nonfinite_recruit_jsonl() -> str:
@@ -104,8 +121,11 @@ def write_corpus(drops: Path) -> None:
     (drops / NONFINITE_RECRUIT).write_text(nonfinite_recruit_jsonl(), encoding="utf-8")
     (drops / OVERSIZED_RECRUIT).write_text(oversized_recruit_jsonl(), encoding="utf-8")
     good = (drops / GOOD_RESUME).read_bytes()
-    for relative in ("2026-02-30/resume_agent_feb30.csv", f"{NIGHT}/Resume_Agent_caps.CSV",
-                     f"{NIGHT}/.resume_agent_hidden.csv"):
+    for relative in (
+        "2026-02-30/resume_agent_feb30.csv",
+        f"{NIGHT}/Resume_Agent_caps.CSV",
+        f"{NIGHT}/.resume_agent_hidden.csv",
+    ):
         (drops / relative).parent.mkdir(parents=True, exist_ok=True)
         (drops / relative).write_bytes(good + relative.encode())  # not a repeat of the good file
     (drops / "2026-13-45").mkdir()

@@ -27,8 +27,12 @@ SAMPLE_DROPS = PROJECT_DIR / "data" / "drops"  # the bundled sample drops: fixtu
 # changed since, so a stale copy is only slower; but the state holds the
 # project's absolute paths (a seed's file), so each checkout of the project
 # keeps its own.
-PARSE_STATE = (Path(tempfile.gettempdir()) / "agent-eval-tests"
-               / hashlib.sha256(str(PROJECT_DIR).encode()).hexdigest()[:16] / "partial_parse.msgpack")
+PARSE_STATE = (
+    Path(tempfile.gettempdir())
+    / "agent-eval-tests"
+    / hashlib.sha256(str(PROJECT_DIR).encode()).hexdigest()[:16]
+    / "partial_parse.msgpack"
+)
 
 
 class Warehouse:
@@ -52,8 +56,13 @@ class Warehouse:
         drops, DuckDB file, published copy, reports and dbt's target/ (all
         paths in them are relative, so the copy builds on as the original
         would)."""
-        shutil.copytree(snapshot.root, root, symlinks=True, dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns(Snapshot.EXIT_CODE, "logs"))
+        shutil.copytree(
+            snapshot.root,
+            root,
+            symlinks=True,
+            dirs_exist_ok=True,
+            ignore=shutil.ignore_patterns(Snapshot.EXIT_CODE, "logs"),
+        )
         return cls(root)
 
     @property
@@ -70,8 +79,7 @@ class Warehouse:
         """cmd_build without dbt unit tests; ``data_tests=False`` also leaves
         the data tests out (for builds that check loading, not the tests:
         about half of a build's time is its ~500 data tests)."""
-        code = cli.cmd_build(self.paths, full_refresh=full_refresh,
-                             reports=reports, data_tests=data_tests)
+        code = cli.cmd_build(self.paths, full_refresh=full_refresh, reports=reports, data_tests=data_tests)
         save_parse_state(self.paths)
         return code
 
@@ -125,7 +133,15 @@ class Snapshot:
 # Modules that never run dbt: `make test-fast` (pytest -m "not dbt") runs
 # them in seconds. Every other module is marked `dbt`, so a new module is
 # slow until it is listed here.
-FAST_MODULES = {"test_cli", "test_csv_load", "test_engagement_ingest", "test_ingest", "test_install", "test_report"}
+FAST_MODULES = {
+    "test_cli",
+    "test_compare_marts",
+    "test_csv_load",
+    "test_engagement_ingest",
+    "test_ingest",
+    "test_install",
+    "test_report",
+}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -140,8 +156,9 @@ def copy_project(destination: Path, singular_tests: bool = False) -> Path:
     shutil.copytree(
         PROJECT_DIR,
         destination,
-        ignore=shutil.ignore_patterns(".venv", ".git", "data", "target", "logs", "reports", "tests",
-                                      "*.duckdb*", "src", "img", ".bench"),
+        ignore=shutil.ignore_patterns(
+            ".venv", ".git", "data", "target", "logs", "reports", "tests", "*.duckdb*", "src", "img", ".bench"
+        ),
     )
     if singular_tests:
         (destination / "tests" / "dbt").mkdir(parents=True)
@@ -178,6 +195,7 @@ def warehouse(tmp_path: Path) -> Warehouse:
 def built(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[..., tuple[Warehouse, int]]:
     """``built("basic", "night2")``: a copy of the session's snapshot of
     those fixture drops, built; and the exit code of that build."""
+
     def make(*fixtures: str) -> tuple[Warehouse, int]:
         snapshot = Snapshot.of(tmp_path_factory, fixtures)
         return Warehouse.copy_of(snapshot, tmp_path / "built"), snapshot.exit_code
@@ -185,8 +203,9 @@ def built(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[
     return make
 
 
-def built_on_project_copy(tmp_path_factory: pytest.TempPathFactory, fixtures: tuple[str, ...],
-                          singular_tests: bool = False) -> tuple[Paths, int]:
+def built_on_project_copy(
+    tmp_path_factory: pytest.TempPathFactory, fixtures: tuple[str, ...], singular_tests: bool = False
+) -> tuple[Paths, int]:
     """A snapshot's warehouse, to build on with a copy of the project (whose
     seeds or models a test edits): the copy compiles the same SQL, so the
     snapshot's reuse state and dbt's parse state carry over."""
@@ -200,6 +219,7 @@ def built_on_project_copy(tmp_path_factory: pytest.TempPathFactory, fixtures: tu
 @pytest.fixture(scope="module")
 def module_built(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., tuple[Warehouse, int]]:
     """As ``built``, for a module's shared warehouse."""
+
     def make(*fixtures: str) -> tuple[Warehouse, int]:
         snapshot = Snapshot.of(tmp_path_factory, fixtures)
         return Warehouse.copy_of(snapshot, tmp_path_factory.mktemp("built")), snapshot.exit_code
@@ -251,9 +271,11 @@ def trace_dbt_invocations() -> Any:
         try:
             return original(*args, **kwargs)
         finally:
-            record = {"test": os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0],
-                      "args": [a for a in args[1] if not a.startswith("/")],
-                      "seconds": round(time.perf_counter() - started, 2)}
+            record = {
+                "test": os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0],
+                "args": [a for a in args[1] if not a.startswith("/")],
+                "seconds": round(time.perf_counter() - started, 2),
+            }
             with open(trace, "a", encoding="utf-8") as out:
                 out.write(json.dumps(record) + "\n")
 

@@ -22,7 +22,8 @@ time.sleep(120)
 
 @pytest.mark.parametrize("command", ["build", "demo"])
 def test_a_second_build_on_a_held_warehouse_is_refused_in_one_line_before_dbt_starts(
-        tmp_path, monkeypatch, capsys, command):
+    tmp_path, monkeypatch, capsys, command
+):
     db, drops = tmp_path / "warehouse.duckdb", tmp_path / "drops"
     drops.mkdir()
     duckdb.connect(str(db)).close()
@@ -34,8 +35,19 @@ def test_a_second_build_on_a_held_warehouse_is_refused_in_one_line_before_dbt_st
             raise AssertionError("dbt was started on a held warehouse")
 
         monkeypatch.setattr(runner, "run_dbt", no_dbt)
-        code = cli.main([command, "--db", str(db), "--drops", str(drops), "--reports", str(tmp_path / "r"),
-                         "--published", str(tmp_path / "p")])
+        code = cli.main(
+            [
+                command,
+                "--db",
+                str(db),
+                "--drops",
+                str(drops),
+                "--reports",
+                str(tmp_path / "r"),
+                "--published",
+                str(tmp_path / "p"),
+            ]
+        )
     finally:
         holder.kill()
         holder.wait()
@@ -64,10 +76,14 @@ import adversarial  # noqa: E402
 from conftest import Warehouse  # noqa: E402
 
 WITHDRAWN = adversarial.OVERSIZED_RECRUIT  # the poison pill the operator takes back
-ALL_SETS = (adversarial.GOOD_RESUME, adversarial.SPACED_RESUME, adversarial.NONFINITE_RESUME,
-            adversarial.NONFINITE_RECRUIT, adversarial.OVERSIZED_RECRUIT)
-SETS_OF_NIGHT = ("select set_id from marts.resume_set_scores union all "
-                 "select set_id from marts.recruit_set_scores")
+ALL_SETS = (
+    adversarial.GOOD_RESUME,
+    adversarial.SPACED_RESUME,
+    adversarial.NONFINITE_RESUME,
+    adversarial.NONFINITE_RECRUIT,
+    adversarial.OVERSIZED_RECRUIT,
+)
+SETS_OF_NIGHT = "select set_id from marts.resume_set_scores union all select set_id from marts.recruit_set_scores"
 
 
 def night_state(wh: Warehouse) -> dict:
@@ -78,13 +94,16 @@ def night_state(wh: Warehouse) -> dict:
         "sets": sorted(r[0] for r in wh.query(SETS_OF_NIGHT)),
         "history_sets": sorted(r[0] for r in wh.query("select distinct set_id from marts.history_set_metrics")),
         "item_sets": sorted(r[0] for r in wh.query("select distinct set_id from marts.recruit_item_scores")),
-        "raw_rows_withdrawn": wh.query("select count(*) from raw.raw_recruit_agent_rows where source_file = ?",
-                                       [WITHDRAWN])[0][0],
+        "raw_rows_withdrawn": wh.query(
+            "select count(*) from raw.raw_recruit_agent_rows where source_file = ?", [WITHDRAWN]
+        )[0][0],
         "report": report.is_file(),
         "charts": sorted(p.name for p in report.parent.glob(report.stem + ".*.png")),
         "rejected_latest": wh.query("select source_file from ops.rejected_files where is_latest"),
-        "rejected_rows": wh.dicts("select source_file, line_number, reason, reason_detail, "
-                                  "length(raw_text) as n_raw_chars from ops.rejected_rows where is_current"),
+        "rejected_rows": wh.dicts(
+            "select source_file, line_number, reason, reason_detail, "
+            "length(raw_text) as n_raw_chars from ops.rejected_rows where is_current"
+        ),
         "published_sets": published_sets(wh),
     }
 
@@ -114,14 +133,18 @@ def nights(tmp_path_factory):
     codes = [wh.build(reports=True)]
     states = [night_state(wh)]
     adversarial.remove_rejected(wh.drops)
-    assert cli.main(["withdraw", WITHDRAWN, "--reason", "a test export, never a real run", "--db",
-                     str(wh.paths.db_path)]) == cli.EXIT_OK
+    assert (
+        cli.main(["withdraw", WITHDRAWN, "--reason", "a test export, never a real run", "--db", str(wh.paths.db_path)])
+        == cli.EXIT_OK
+    )
     again = wh.drops / WITHDRAWN
     again.write_bytes(again.read_bytes())  # re-delivered: same bytes, new time
     codes.append(wh.build(reports=True))
     states.append(night_state(wh))
-    assert cli.main(["withdraw", WITHDRAWN, "--undo", "--reason", "it was real after all", "--db",
-                     str(wh.paths.db_path)]) == cli.EXIT_OK
+    assert (
+        cli.main(["withdraw", WITHDRAWN, "--undo", "--reason", "it was real after all", "--db", str(wh.paths.db_path)])
+        == cli.EXIT_OK
+    )
     codes.append(wh.build(reports=True))
     states.append(night_state(wh))
     monkeypatch.undo()
@@ -136,21 +159,33 @@ def test_the_poisoned_night_builds_the_good_files_and_rejects_each_poison_with_i
         assert path in logged, path
         assert logged[path]["status"] == status, (path, logged[path])
         assert logged[path]["reject_reason"].startswith(reason), (path, logged[path])
-    for good in (adversarial.GOOD_RESUME, adversarial.SPACED_RESUME, adversarial.NONFINITE_RESUME,
-                 adversarial.NONFINITE_RECRUIT):
+    for good in (
+        adversarial.GOOD_RESUME,
+        adversarial.SPACED_RESUME,
+        adversarial.NONFINITE_RESUME,
+        adversarial.NONFINITE_RECRUIT,
+    ):
         assert logged[good]["status"] == "loaded", logged[good]
     assert states[0]["published_sets"] == states[0]["sets"] == sorted(ALL_SETS)
 
 
 def test_non_finite_latencies_are_no_number_and_their_rows_are_scored(nights):
     wh, *_ = nights
-    resume = {r[0]: r[1:] for r in wh.query(
-        "select item_id, latency_sec, latency_score from marts.resume_item_scores where set_id = ?",
-        [adversarial.NONFINITE_RESUME])}
+    resume = {
+        r[0]: r[1:]
+        for r in wh.query(
+            "select item_id, latency_sec, latency_score from marts.resume_item_scores where set_id = ?",
+            [adversarial.NONFINITE_RESUME],
+        )
+    }
     assert resume == {**dict.fromkeys(adversarial.NONFINITE, (None, 0)), "i-ok": (3.0, 5)}
-    recruit = {r[0]: r[1:] for r in wh.query(
-        "select item_id, latency_sec, latency_score from marts.recruit_item_scores where set_id = ?",
-        [adversarial.NONFINITE_RECRUIT])}
+    recruit = {
+        r[0]: r[1:]
+        for r in wh.query(
+            "select item_id, latency_sec, latency_score from marts.recruit_item_scores where set_id = ?",
+            [adversarial.NONFINITE_RECRUIT],
+        )
+    }
     assert recruit == dict.fromkeys(adversarial.NONFINITE, (None, 0))
 
 
@@ -159,11 +194,11 @@ def test_an_oversized_record_is_rejected_naming_the_limit_and_the_rest_of_its_fi
     (row,) = [r for r in states[0]["rejected_rows"] if r["source_file"] == adversarial.OVERSIZED_RECRUIT]
     assert (row["line_number"], row["reason"]) == (2, "record_too_large")
     # 200,000 Hangul = 600,000 bytes + the record's other fields
-    assert row["reason_detail"].startswith("record_too_large: 0.6 MB, over the limit of 0.25 MB "
-                                           "(AGENT_EVAL_MAX_RECORD_MB)"), row
+    assert row["reason_detail"].startswith(
+        "record_too_large: 0.6 MB, over the limit of 0.25 MB (AGENT_EVAL_MAX_RECORD_MB)"
+    ), row
     assert row["n_raw_chars"] < 2_100  # the start of the record is kept, not 600 KB
-    items = wh.query("select item_id from marts.recruit_item_scores where set_id = ?",
-                     [adversarial.OVERSIZED_RECRUIT])
+    items = wh.query("select item_id from marts.recruit_item_scores where set_id = ?", [adversarial.OVERSIZED_RECRUIT])
     assert items == [("i-small",)]
 
 
@@ -172,7 +207,8 @@ def test_every_current_file_reconciles_and_every_good_set_is_in_the_marts(nights
     unbalanced = wh.query(
         "select source_file from ops.file_reconciliation where is_current and not ("
         "n_raw_rows = n_data_records and n_valid_rows + n_rejected_rows = n_data_records "
-        "and n_scored_rows = n_valid_rows)")
+        "and n_scored_rows = n_valid_rows)"
+    )
     assert unbalanced == []
     assert set(wh.query(SETS_OF_NIGHT)) == {(s,) for s in ALL_SETS}
 

@@ -16,10 +16,34 @@ import pytest
 
 from conftest import PROJECT_DIR
 
-FIGURES = ("floor", "full", "incremental", "unchanged", "small", "empty", "plain_first", "plain", "report",
-           "report_unchanged", "evaluate_cold", "evaluate", "demo_cold", "demo")
-BUILDS = ("full", "incremental", "unchanged", "small", "empty", "plain_first", "plain", "demo_cold", "demo",
-          "scale 120")
+FIGURES = (
+    "floor",
+    "full",
+    "incremental",
+    "unchanged",
+    "small",
+    "empty",
+    "plain_first",
+    "plain",
+    "report",
+    "report_unchanged",
+    "evaluate_cold",
+    "evaluate",
+    "demo_cold",
+    "demo",
+)
+BUILDS = (
+    "full",
+    "incremental",
+    "unchanged",
+    "small",
+    "empty",
+    "plain_first",
+    "plain",
+    "demo_cold",
+    "demo",
+    "scale 120",
+)
 TARGETS = ("1a", "1b", "2a", "2b", "3", "3m", "4", "5", "v1", "v2", "7m", "7l")
 
 
@@ -27,10 +51,27 @@ TARGETS = ("1a", "1b", "2a", "2b", "3", "3m", "4", "5", "v1", "v2", "7m", "7l")
 def test_bench_smoke_run_produces_every_figure(tmp_path):
     out = tmp_path / "BENCHMARKS.md"
     completed = subprocess.run(
-        [sys.executable, str(PROJECT_DIR / "scripts" / "bench.py"),
-         "--rows", "60", "--incremental-rows", "9", "--runs", "1", "--scale", "60,120", "--scale-runs", "1",
-         "--work", str(tmp_path / "work"), "--out", str(out)],
-        capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            str(PROJECT_DIR / "scripts" / "bench.py"),
+            "--rows",
+            "60",
+            "--incremental-rows",
+            "9",
+            "--runs",
+            "1",
+            "--scale",
+            "60,120",
+            "--scale-runs",
+            "1",
+            "--work",
+            str(tmp_path / "work"),
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
     data = json.loads(out.with_suffix(".json").read_text())
@@ -64,8 +105,15 @@ def test_bench_smoke_run_produces_every_figure(tmp_path):
         assert isinstance(target["holds"], bool), target
         verdict = "holds" if target["holds"] else "**does not hold**"
         assert f"| {target['label']} | {target['measured']} | {verdict} |" in text
-    for heading in ("| measurement |", "## Targets", "## Nodes executed and reused", "## Where the time goes",
-                    "## Scale curve", "| 120 |", "make bench"):
+    for heading in (
+        "| measurement |",
+        "## Targets",
+        "## Nodes executed and reused",
+        "## Where the time goes",
+        "## Scale curve",
+        "| 120 |",
+        "make bench",
+    ):
         assert heading in text
 
 
@@ -89,11 +137,15 @@ DBT_FAILURE_LOG = """\
 def test_a_scale_point_that_fails_is_reported_with_its_error_and_fails_both_targets():
     bench = load_bench()
     error = bench.failure_of(DBT_FAILURE_LOG)
-    assert error == ("Failure in model resume_item_scores (models/marts/resume_agent/resume_item_scores.sql)"
-                     " - Out of Memory Error: failed to pin block of size 256.0 KiB (953.5 MiB/953.6 MiB used)")
-    points = [{"rows": 1_000_000, "wall_s": 30.0, "cpu_s": 50.0, "peak_rss_mib": 1200.0},
-              {"rows": 3_000_000, "wall_s": 80.0, "cpu_s": 150.0, "peak_rss_mib": 1300.0},
-              {"rows": 10_000_000, "wall_s": 290.0, "cpu_s": 500.0, "peak_rss_mib": 1400.0}]
+    assert error == (
+        "Failure in model resume_item_scores (models/marts/resume_agent/resume_item_scores.sql)"
+        " - Out of Memory Error: failed to pin block of size 256.0 KiB (953.5 MiB/953.6 MiB used)"
+    )
+    points = [
+        {"rows": 1_000_000, "wall_s": 30.0, "cpu_s": 50.0, "peak_rss_mib": 1200.0},
+        {"rows": 3_000_000, "wall_s": 80.0, "cpu_s": 150.0, "peak_rss_mib": 1300.0},
+        {"rows": 10_000_000, "wall_s": 290.0, "cpu_s": 500.0, "peak_rss_mib": 1400.0},
+    ]
     curve = bench.scale_curve(points, 10.0, ("1GB", 953.7))
     # marginals: (30 - 10) / 1 = 20 from the build with no file (not judged),
     # then (80 - 30) / 2 = 25 and (290 - 80) / 7 = 30 s per million: 1.2 x
@@ -107,8 +159,11 @@ def test_a_scale_point_that_fails_is_reported_with_its_error_and_fails_both_targ
     bent = bench.scale_curve([*points[:2], {**points[2], "wall_s": 360.0}], 10.0, ("1GB", 953.7))
     assert bent["marginal_spread"] == pytest.approx(1.6)
     assert not {t.key: t for t in bench.scale_targets({**bent, "runs": 1, "failed": []})}["7l"].holds
-    failed = {**curve, "runs": 1, "failed": [
-        {"rows": 10_000_000, "error": error, "wall_s": 160.0, "cpu_s": 200.0, "peak_rss_mib": 1500.0}]}
+    failed = {
+        **curve,
+        "runs": 1,
+        "failed": [{"rows": 10_000_000, "error": error, "wall_s": 160.0, "cpu_s": 200.0, "peak_rss_mib": 1500.0}],
+    }
     targets = {t.key: t for t in bench.scale_targets(failed)}
     assert not targets["7m"].holds and not targets["7l"].holds
     for key in ("7m", "7l"):

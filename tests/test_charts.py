@@ -33,10 +33,8 @@ NO_EXPECTED_RUN = "2026-11-01/engagement/run-bad-expected"
 # report (under reports/) -> the charts it links. A run without expected data
 # has no metric to compare, and only run-worked has per-persona expectations.
 EXPECTED_CHARTS = {
-    "resume_agent/2026-11-01/resume_agent_basic.md":
-        {"item_scores", "consistency", "latency_hist", "latency_scores"},
-    "recruit_agent/2026-11-01/recruit_agent_basic.md":
-        {"accuracy_scores", "consistency_scores", "latency_hist"},
+    "resume_agent/2026-11-01/resume_agent_basic.md": {"item_scores", "consistency", "latency_hist", "latency_scores"},
+    "recruit_agent/2026-11-01/recruit_agent_basic.md": {"accuracy_scores", "consistency_scores", "latency_hist"},
     "summary/2026-11-03/summary_claims.md": {"metric_scores"},
     "summary/2026-11-03/summary_bom.md": {"metric_scores"},
     "engagement/2026-11-01/run-worked.md": {"expected_actual", "persona_expected_actual"},
@@ -76,8 +74,8 @@ def png_size(data: bytes) -> tuple[int, int]:
     assert data[:8] == PNG_SIGNATURE
     length, kind = struct.unpack(">I4s", data[8:16])
     assert (length, kind) == (13, b"IHDR")
-    (crc,) = struct.unpack(">I", data[16 + length:20 + length])
-    assert crc == zlib.crc32(data[12:16 + length])
+    (crc,) = struct.unpack(">I", data[16 + length : 20 + length])
+    assert crc == zlib.crc32(data[12 : 16 + length])
     return struct.unpack(">II", data[16:24])
 
 
@@ -232,7 +230,9 @@ def test_a_chart_is_drawn_again_when_a_row_it_reads_changes(built, tmp_path):
     with duckdb.connect(str(db)) as con:
         changed = con.execute(
             "update marts.engagement_run_metrics set actual_value = actual_value + 1 "
-            "where set_id = ? and metric_kind = 'count'", [WORKED_RUN]).fetchone()[0]
+            "where set_id = ? and metric_kind = 'count'",
+            [WORKED_RUN],
+        ).fetchone()[0]
         assert changed > 0
     with duckdb.connect(str(db), read_only=True) as con:
         charts.render_chart(con, WORKED_RUN, spec, png)
@@ -262,8 +262,10 @@ def test_a_chart_that_reads_after_it_began_drawing_is_an_error(built, tmp_path):
         return True
 
     spec = charts.ChartSpec("late", "늦은 조회", late_read)
-    with (duckdb.connect(str(built.paths.db_path), read_only=True) as con,
-          pytest.raises(RuntimeError, match="after it began drawing")):
+    with (
+        duckdb.connect(str(built.paths.db_path), read_only=True) as con,
+        pytest.raises(RuntimeError, match="after it began drawing"),
+    ):
         charts.render_chart(con, WORKED_RUN, spec, tmp_path / "late.png")
 
 

@@ -18,15 +18,18 @@ def help_text(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
     return capsys.readouterr().out
 
 
-@pytest.mark.parametrize("command, absent", [
-    ("report", ("--drops", "--published")),
-    ("gates", ("--drops", "--published")),
-    ("export", ("--drops", "--published")),
-    ("judge", ("--drops",)),
-    ("withdraw", ("--reports", "--published")),
-    ("serve", ("--drops", "--reports")),
-    ("publish", ("--drops", "--reports")),
-])
+@pytest.mark.parametrize(
+    "command, absent",
+    [
+        ("report", ("--drops", "--published")),
+        ("gates", ("--drops", "--published")),
+        ("export", ("--drops", "--published")),
+        ("judge", ("--drops",)),
+        ("withdraw", ("--reports", "--published")),
+        ("serve", ("--drops", "--reports")),
+        ("publish", ("--drops", "--reports")),
+    ],
+)
 def test_commands_offer_only_the_options_they_use(capsys, command, absent):
     text = help_text(capsys, command)
     assert "--db" in text

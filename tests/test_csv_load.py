@@ -52,15 +52,20 @@ def load_both_ways(root: Path) -> list[tuple[dict, list[dict], list[dict]]]:
             continue
         assert obs["status"] == "loaded", obs
         pending = ingest.PendingFile(
-            obs["source_file"], obs["sha256"], obs["encoding"], obs["loaded_at"],
-            obs["loader"], obs["n_lines"], obs["n_data_records"], obs["size_bytes"],
+            obs["source_file"],
+            obs["sha256"],
+            obs["encoding"],
+            obs["loaded_at"],
+            obs["loader"],
+            obs["n_lines"],
+            obs["n_data_records"],
+            obs["size_bytes"],
             obs["modified_at"],
         )
         relation = ingest.csv_rows_relation(con, "resume_agent", root, [pending])
         names = relation.columns
         loaded = [dict(zip(names, values)) for values in relation.order("line_number").fetchall()]
-        exact_pending = ingest.PendingFile(obs["source_file"], obs["sha256"], obs["encoding"],
-                                           obs["loaded_at"])
+        exact_pending = ingest.PendingFile(obs["source_file"], obs["sha256"], obs["encoding"], obs["loaded_at"])
         exact = ingest.rows_table("resume_agent", root, [exact_pending]).to_pylist()
         assert len(exact) == obs["n_data_records"]
         out.append((obs, loaded, exact))
@@ -88,10 +93,16 @@ def test_clean_file_with_multiline_cells_is_read_by_duckdb_with_exact_lines(tmp_
         ("lf_no_final_newline", csv_text([row("r", "i1", "q1", "1")], terminator="\n").rstrip("\n"), "utf-8"),
         ("bom", csv_text([row("r", "i1", "q1", "1", "질의")]), "utf-8-sig"),
         ("cp949", csv_text([row("r", "i1", "q1", "1", "여성 지원자만 보여줘\n두 줄")]), "cp949"),
-        ("extra_columns", csv_text([row("r", "i1", "q1", "1", width=16)[:14] + ["메모 \"x\"", ""]],
-                                   header=HEADER + ["비고", "기타"]), "utf-8"),
-        ("reordered_header", csv_text([list(reversed(row("r", "i1", "q1", "1")))],
-                                      header=list(reversed(HEADER))), "utf-8"),
+        (
+            "extra_columns",
+            csv_text([row("r", "i1", "q1", "1", width=16)[:14] + ['메모 "x"', ""]], header=HEADER + ["비고", "기타"]),
+            "utf-8",
+        ),
+        (
+            "reordered_header",
+            csv_text([list(reversed(row("r", "i1", "q1", "1")))], header=list(reversed(HEADER))),
+            "utf-8",
+        ),
         ("empty_quoted_and_spaces", ",".join(HEADER) + '\n"",  a ,"", ,1' + "," * 9 + "\n", "utf-8"),
     ],
 )
@@ -107,8 +118,16 @@ def test_clean_files_are_read_by_duckdb_and_equal_the_exact_parser(tmp_path, nam
     ("name", "text", "note"),
     [
         # DuckDB skips blank lines silently: the line accounting notices
-        ("blank_line", ",".join(HEADER) + "\n" + ",".join(row("r", "i1", "q1", "1")) + "\n\n"
-         + ",".join(row("r", "i2", "q2", "1")) + "\n", "line accounting"),
+        (
+            "blank_line",
+            ",".join(HEADER)
+            + "\n"
+            + ",".join(row("r", "i1", "q1", "1"))
+            + "\n\n"
+            + ",".join(row("r", "i2", "q2", "1"))
+            + "\n",
+            "line accounting",
+        ),
         # DuckDB drops spaces around a quoted field, Python keeps them
         ("space_before_quote", ",".join(HEADER) + '\nr,i1,q1,1, "x"' + "," * 10 + "\n", "byte accounting"),
         ("ragged", ",".join(HEADER) + "\nr,i1,q1\n" + ",".join(row("r", "i2", "q2", "1")) + "\n", "duckdb"),
@@ -143,7 +162,7 @@ def corrupt(text: str, rng: random.Random) -> str:
         return text[:i] + " " + text[i:]
     if kind == "drop_quote" and positions:
         i = rng.choice(positions)
-        return text[:i] + text[i + 1:]
+        return text[:i] + text[i + 1 :]
     if kind == "blank_line":
         lines = text.split("\n")
         i = rng.randint(1, len(lines) - 1)
@@ -161,8 +180,7 @@ def test_random_files_load_exactly_as_the_exact_parser_reads_them(tmp_path):
         root = tmp_path / str(seed)
         clean = set()
         for n in range(4):
-            rows = [[random_cell(rng, alphabet) for _ in range(14)]
-                    for _ in range(rng.randint(1, 30))]
+            rows = [[random_cell(rng, alphabet) for _ in range(14)] for _ in range(rng.randint(1, 30))]
             text = csv_text(rows, terminator=rng.choice(["\n", "\r\n"]))
             write(root, f"clean{n}", text.encode("utf-8"))
             clean.add(f"2026-11-01/resume_agent_clean{n}.csv")
@@ -173,8 +191,7 @@ def test_random_files_load_exactly_as_the_exact_parser_reads_them(tmp_path):
                 clean_files += 1
                 fast += obs["loader"] == "duckdb"
                 if obs["loader"] != "duckdb":  # only a conservative false alarm
-                    assert seed % 2 and obs["loader_note"].startswith("a quote, blanks"), (
-                        seed, obs["loader_note"])
+                    assert seed % 2 and obs["loader_note"].startswith("a quote, blanks"), (seed, obs["loader_note"])
     assert fast >= clean_files // 2, (fast, clean_files)
 
 
@@ -182,9 +199,17 @@ def test_a_file_changed_after_the_manifest_loads_nothing(tmp_path):
     path = write(tmp_path, "moving", csv_text([row("r", "i1", "q1", "1")]).encode())
     (obs,) = ingest.manifest_rows(tmp_path)
     path.write_bytes(csv_text([row("r", "i1", "q1", "1"), row("r", "i2", "q2", "2")]).encode())
-    pending = ingest.PendingFile(obs["source_file"], obs["sha256"], obs["encoding"], obs["loaded_at"],
-                                 obs["loader"], obs["n_lines"], obs["n_data_records"],
-                                 obs["size_bytes"], obs["modified_at"])
+    pending = ingest.PendingFile(
+        obs["source_file"],
+        obs["sha256"],
+        obs["encoding"],
+        obs["loaded_at"],
+        obs["loader"],
+        obs["n_lines"],
+        obs["n_data_records"],
+        obs["size_bytes"],
+        obs["modified_at"],
+    )
     relation = ingest.csv_rows_relation(duckdb.connect(), "resume_agent", tmp_path, [pending])
     assert relation.fetchall() == []
 
@@ -192,7 +217,7 @@ def test_a_file_changed_after_the_manifest_loads_nothing(tmp_path):
 def test_scan_counts_lines_and_validates_utf8_in_chunks(tmp_path, monkeypatch):
     monkeypatch.setattr(csv_load, "CHUNK_BYTES", 7)  # force sequences across chunk edges
     path = tmp_path / "x.csv"
-    path.write_bytes("가나\r\n다\r라\n\"마\"".encode())
+    path.write_bytes('가나\r\n다\r라\n"마"'.encode())
     scan = csv_load.scan_file(path)
     assert scan.utf8_error_offset is None
     assert (scan.counts.n_lines, scan.counts.n_quote_bytes, scan.counts.n_break_bytes) == (4, 2, 4)

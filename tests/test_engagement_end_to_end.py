@@ -60,8 +60,14 @@ def built(module_built):
 
 def metrics(wh, set_id):
     return {
-        r["metric"]: (r["expected_value"], r["actual_value"], r["abs_error"], r["relative_error"],
-                      r["similarity"], r["weight"])
+        r["metric"]: (
+            r["expected_value"],
+            r["actual_value"],
+            r["abs_error"],
+            r["relative_error"],
+            r["similarity"],
+            r["weight"],
+        )
         for r in wh.dicts("select * from marts.engagement_run_metrics where set_id = ?", [set_id])
     }
 
@@ -99,7 +105,9 @@ def test_rates_with_weights_override(built):
     assert (r["weight_sum"], r["overall_similarity"], r["interpretation_band"]) == (4.0, 0.9125, "very_similar")
     overrides = built.query(
         "select metric, default_weight, weight_override from marts.engagement_run_metrics"
-        " where set_id = ? order by metric_order", [f"{D1}/run-rates"])
+        " where set_id = ? order by metric_order",
+        [f"{D1}/run-rates"],
+    )
     assert overrides == [("likeRate", 0.0, 1.0), ("commentRate", 0.0, 3.0)]
 
 
@@ -127,7 +135,9 @@ def test_personas_from_line_field_or_folder_and_expected_only(built):
     rows = built.query(
         "select persona, in_logs, in_expected, total_acts, like_count, comment_count,"
         " overall_similarity, interpretation_band"
-        " from marts.engagement_persona_scores where set_id = ? order by persona", [WORKED])
+        " from marts.engagement_persona_scores where set_id = ? order by persona",
+        [WORKED],
+    )
     assert rows == [
         ("agent-b", True, False, 10, 9, 4, None, None),  # no persona field: the folder
         ("p-20s", True, True, 12, 11, 5, 0.9, "very_similar"),  # personaId
@@ -136,7 +146,8 @@ def test_personas_from_line_field_or_folder_and_expected_only(built):
     ]
     assert built.query(
         "select persona, metric, expected_value, actual_value, similarity"
-        " from marts.engagement_persona_metrics where set_id = ? order by persona", [WORKED]
+        " from marts.engagement_persona_metrics where set_id = ? order by persona",
+        [WORKED],
     ) == [("p-20s", "likeCount", 10, 11, 0.9), ("p-40s", "likeCount", 5, 0, 0)]
     r = run(built, WORKED)
     assert (r["n_personas"], r["n_expected_personas_missing"]) == (3, 1)
@@ -146,7 +157,8 @@ def test_non_act_and_non_ok_lines_are_listed_but_not_counted(built):
     rows = built.query(
         "select action_type, action_status, line_outcome, is_counted, is_liked"
         " from marts.engagement_actions where set_id = ? and not is_counted order by source_file, line_number",
-        [WORKED])
+        [WORKED],
+    )
     assert rows == [
         ("view", "ok", "not_act", False, False),  # its liked = true is ignored
         ("scroll", "ok", "not_act", False, False),
@@ -161,23 +173,29 @@ def test_rejected_lines_and_file_are_recorded_with_reasons(built):
         " where kind = 'engagement_actions' order by 1, 2"
     ) == [
         (f"{WORKED}/agent-a/actions.jsonl", 7, "invalid_json", "invalid_json: Expecting value at column 65"),
-        (f"{WORKED}/agent-b/actions.jsonl", 12, "invalid_result",
-         "invalid_result: result.liked is not true/false (yes)"),
+        (
+            f"{WORKED}/agent-b/actions.jsonl",
+            12,
+            "invalid_result",
+            "invalid_result: result.liked is not true/false (yes)",
+        ),
     ]
     assert built.query("select source_file, reject_reason from ops.rejected_files") == [
-        (f"{D1}/run-bad-expected/expected.json",
-         "no metric in 'expected': give at least one of likeCount, commentCount, likeRate, commentRate"
-         " (expected-schema.json)"),
+        (
+            f"{D1}/run-bad-expected/expected.json",
+            "no metric in 'expected': give at least one of likeCount, commentCount, likeRate, commentRate"
+            " (expected-schema.json)",
+        ),
     ]
     r = run(built, f"{D1}/run-bad-expected")
     assert (r["evaluation_state"], r["total_acts"], r["overall_similarity"]) == ("no_expected", 3, None)
-    assert built.query("select count(*) from marts.engagement_run_metrics where set_id = ?",
-                       [f"{D1}/run-bad-expected"]) == [(0,)]
+    assert built.query(
+        "select count(*) from marts.engagement_run_metrics where set_id = ?", [f"{D1}/run-bad-expected"]
+    ) == [(0,)]
 
 
 def test_every_engagement_file_reconciles(built):
-    rows = built.dicts(
-        "select * from ops.file_reconciliation where kind like 'engagement%' order by source_file")
+    rows = built.dicts("select * from ops.file_reconciliation where kind like 'engagement%' order by source_file")
     assert len(rows) == 12  # 13 files, one rejected
     for r in rows:
         assert r["n_data_records"] == r["n_raw_rows"] == r["n_valid_rows"] + r["n_rejected_rows"]
@@ -191,9 +209,12 @@ def test_same_run_id_another_night_and_identical_expected_bytes(built):
     # identical expected.json bytes in two runs: both loaded (no 'repeat')
     statuses = built.query(
         "select source_file, status from ops.load_log where file_name = 'expected.json'"
-        " and source_file like '%/run-worked/%' order by 1")
-    assert statuses == [(f"{WORKED}/expected.json", "loaded"),
-                        ("2026-11-02/engagement/run-worked/expected.json", "loaded")]
+        " and source_file like '%/run-worked/%' order by 1"
+    )
+    assert statuses == [
+        (f"{WORKED}/expected.json", "loaded"),
+        ("2026-11-02/engagement/run-worked/expected.json", "loaded"),
+    ]
     night2 = run(built, "2026-11-02/engagement/run-worked")
     assert (night2["run_id"], str(night2["drop_date"])) == ("run-worked", "2026-11-02")
     assert metrics(built, "2026-11-02/engagement/run-worked") == {
@@ -206,7 +227,8 @@ def test_same_run_id_another_night_and_identical_expected_bytes(built):
 def test_marts_use_bi_safe_types(built):
     types = built.query(
         "select table_name, column_name, data_type from information_schema.columns"
-        " where table_schema = 'marts' and table_name like 'engagement%'")
+        " where table_schema = 'marts' and table_name like 'engagement%'"
+    )
     assert len({t for t, _, _ in types}) == 5
     allowed = {"VARCHAR", "BIGINT", "INTEGER", "DOUBLE", "BOOLEAN", "DATE", "TIMESTAMP"}
     assert [(t, c, d) for t, c, d in types if d not in allowed] == []

@@ -40,7 +40,8 @@ def test_expected_json_is_checked_against_the_schema(tmp_path):
     assert (rows[f"{RUN}/expected.json"]["status"], rows[f"{RUN}/expected.json"]["n_data_records"]) == ("loaded", 1)
     assert rows["2026-11-01/engagement/run-2/expected.json"]["reject_reason"].startswith("no metric in 'expected'")
     assert rows["2026-11-01/engagement/run-3/expected.json"]["reject_reason"] == (
-        "invalid against expected-schema.json: at $.expected.likeRate: 2 is greater than the maximum of 1")
+        "invalid against expected-schema.json: at $.expected.likeRate: 2 is greater than the maximum of 1"
+    )
     assert rows["2026-11-01/engagement/run-4/expected.json"]["reject_reason"].startswith("not valid JSON")
 
 
@@ -58,12 +59,14 @@ def test_identical_engagement_files_in_two_runs_both_load(tmp_path):
 
 
 def test_action_lines_keep_malformed_ones_with_reason(tmp_path):
-    write(tmp_path, f"{RUN}/a/actions.jsonl",
-          '{"action": {"type": "act"}}\n\n{"action": \n["not", "an", "object"]\n')
+    write(tmp_path, f"{RUN}/a/actions.jsonl", '{"action": {"type": "act"}}\n\n{"action": \n["not", "an", "object"]\n')
     (row,) = ingest.manifest_rows(tmp_path)
     assert row["n_data_records"] == 3  # the blank line is not a record
-    table = ingest.rows_table("engagement_actions", tmp_path, [
-        PendingFile(row["source_file"], row["sha256"], row["encoding"], row["loaded_at"])])
+    table = ingest.rows_table(
+        "engagement_actions",
+        tmp_path,
+        [PendingFile(row["source_file"], row["sha256"], row["encoding"], row["loaded_at"])],
+    )
     got = [(r["line_number"], r["reject_reason"], r["record_json"]) for r in table.to_pylist()]
     assert got[0] == (1, None, '{"action": {"type": "act"}}')
     assert got[1][0] == 3 and got[1][1].startswith("invalid_json: ")
@@ -77,7 +80,8 @@ def test_schemas_are_shipped_in_the_package_and_at_the_repository_root():
 
 def test_bundled_expected_files_conform_except_the_deliberately_bad_one():
     files = sorted((PROJECT_DIR / "data" / "drops").rglob("expected.json")) + sorted(
-        (FIXTURES / "engagement").rglob("expected.json"))
+        (FIXTURES / "engagement").rglob("expected.json")
+    )
     problems = {
         f.relative_to(f.parents[3]).as_posix(): schemas.expected_problem(json.loads(f.read_text(encoding="utf-8")))
         for f in files
@@ -91,11 +95,21 @@ def test_bundled_expected_files_conform_except_the_deliberately_bad_one():
 
 def test_result_schema_rejects_what_the_spec_forbids():
     good = {
-        "schemaVersion": "1.0", "evaluationId": "e", "runId": "r",
-        "actual": {"totalActs": 1, "likeCount": 1, "commentCount": 0, "likeRate": 1,
-                   "commentRate": 0, "engagementCount": 1},
-        "metrics": {"likeCount": {"expected": 1, "actual": 1, "absError": 0, "relativeError": 0,
-                                  "similarity": 1}, "overallSimilarity": 1},
+        "schemaVersion": "1.0",
+        "evaluationId": "e",
+        "runId": "r",
+        "actual": {
+            "totalActs": 1,
+            "likeCount": 1,
+            "commentCount": 0,
+            "likeRate": 1,
+            "commentRate": 0,
+            "engagementCount": 1,
+        },
+        "metrics": {
+            "likeCount": {"expected": 1, "actual": 1, "absError": 0, "relativeError": 0, "similarity": 1},
+            "overallSimilarity": 1,
+        },
         "interpretation": {"band": "very_similar", "label": "기대값과 매우 유사"},
         "perPersona": {},
     }

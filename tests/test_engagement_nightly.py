@@ -35,7 +35,9 @@ def other_runs(snap: dict[str, list[tuple]], changed: set[str]) -> dict[str, lis
 def overall(wh, set_id):
     return wh.query(
         "select total_acts, like_count, overall_similarity, interpretation_band"
-        " from marts.engagement_run_scores where set_id = ?", [set_id])[0]
+        " from marts.engagement_run_scores where set_id = ?",
+        [set_id],
+    )[0]
 
 
 def test_runs_are_rebuilt_when_one_of_their_files_changes(built):
@@ -54,16 +56,21 @@ def test_runs_are_rebuilt_when_one_of_their_files_changes(built):
     #    overall (0.833333 x 1 + 0.911111 x 3) / 4 = 3.566667 / 4 = 0.891667
     actions = warehouse.drops / D1 / "run-rates" / "agent-x" / "actions.jsonl"
     with actions.open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps({"action": {"type": "act", "status": "ok"},
-                                 "result": {"liked": True, "commented": False}}) + "\n")
+        handle.write(
+            json.dumps({"action": {"type": "act", "status": "ok"}, "result": {"liked": True, "commented": False}})
+            + "\n"
+        )
     # 2. an agent added late to run-expected-zero: 4 more acts, none liked
     #    8 acts, 1 liked: likeCount sim 0, commentCount sim 1,
     #    likeRate 1/8 = 0.125 -> sim 0.875; (0 x 0.5 + 1 x 0.5 + 0.875 x 1) / 2 = 0.6875
     late = warehouse.drops / D1 / "run-expected-zero" / "agent-w" / "actions.jsonl"
     late.parent.mkdir()
-    late.write_text("".join(
-        json.dumps({"action": {"type": "act", "status": "ok"}, "result": {"liked": False}}) + "\n"
-        for _ in range(4)), encoding="utf-8")
+    late.write_text(
+        "".join(
+            json.dumps({"action": {"type": "act", "status": "ok"}, "result": {"liked": False}}) + "\n" for _ in range(4)
+        ),
+        encoding="utf-8",
+    )
     # 3. a changed expected.json: run-worked weighs likeCount 3, commentCount 1
     #    (0.9 x 3 + 0.8 x 1) / 4 = 3.5 / 4 = 0.875
     expected = warehouse.drops / D1 / "run-worked" / "expected.json"
@@ -82,9 +89,10 @@ def test_runs_are_rebuilt_when_one_of_their_files_changes(built):
     # the other runs' rows are untouched
     assert other_runs(incremental, changed) == other_runs(first, changed)
     # the earlier versions stay in raw history, superseded
-    assert warehouse.query(
-        "select source_file from ops.load_log where is_superseded order by 1"
-    ) == [(f"{D1}/run-rates/agent-x/actions.jsonl",), (f"{D1}/run-worked/expected.json",)]
+    assert warehouse.query("select source_file from ops.load_log where is_superseded order by 1") == [
+        (f"{D1}/run-rates/agent-x/actions.jsonl",),
+        (f"{D1}/run-worked/expected.json",),
+    ]
 
     # --full-refresh rebuilds the same marts from raw history
     assert warehouse.build(full_refresh=True, data_tests=False) == EXIT_REJECTED

@@ -25,8 +25,7 @@ from agent_eval import cli, evaluate, evaluate_plan, schemas
 from agent_eval.project import find_project_dir
 
 PROJECT_DIR = find_project_dir(Path(__file__).parent)
-FIXTURE_RUN = (Path(__file__).parent / "fixtures" / "engagement" / "2026-11-01" / "engagement"
-               / "run-worked")
+FIXTURE_RUN = Path(__file__).parent / "fixtures" / "engagement" / "2026-11-01" / "engagement" / "run-worked"
 
 
 @pytest.fixture(scope="module")
@@ -40,12 +39,14 @@ def plan_cache(tmp_path_factory) -> Path:
 def _cache_under_tmp(plan_cache, monkeypatch):
     monkeypatch.setenv("AGENT_EVAL_CACHE", str(plan_cache))
 
+
 WORKED_EXPECTED = {"expected": {"likeCount": 30, "commentCount": 10}}
 
 
 def act(liked: bool, commented: bool, **extra) -> str:
-    return json.dumps({**extra, "action": {"type": "act", "status": "ok"},
-                       "result": {"liked": liked, "commented": commented}})
+    return json.dumps(
+        {**extra, "action": {"type": "act", "status": "ok"}, "result": {"liked": liked, "commented": commented}}
+    )
 
 
 def write_agent(run_dir: Path, agent: str, lines: list[str]) -> Path:
@@ -64,10 +65,13 @@ def worked_run(run_dir: Path, persona: str | None = None) -> None:
     """
     extra = {"personaId": persona} if persona else {}
     agent1 = [act(i < 18, i < 8, **extra) for i in range(20)]
-    agent1.insert(5, json.dumps({**extra, "action": {"type": "observe", "status": "ok"},
-                                 "result": {"liked": True}}))
-    agent1.insert(9, json.dumps({**extra, "action": {"type": "act", "status": "error"},
-                                 "result": {"liked": True, "commented": True}}))
+    agent1.insert(5, json.dumps({**extra, "action": {"type": "observe", "status": "ok"}, "result": {"liked": True}}))
+    agent1.insert(
+        9,
+        json.dumps(
+            {**extra, "action": {"type": "act", "status": "error"}, "result": {"liked": True, "commented": True}}
+        ),
+    )
     write_agent(run_dir, "agent-1", agent1)
     write_agent(run_dir, "agent-2", [act(i < 9, i < 4) for i in range(10)])
 
@@ -121,14 +125,32 @@ def test_worked_example_with_the_source_defaults(tmp_path, monkeypatch, capsys):
     assert re.fullmatch(r"run-aaa-new-\d{8}T\d{6}Z", result["evaluationId"])
     assert result["schemaVersion"] == "1.0"
     assert result["runId"] == "run-aaa-new"
-    assert result["actual"] == {"totalActs": 30, "likeCount": 27, "commentCount": 12,
-                                "likeRate": 0.9, "commentRate": 0.4, "engagementCount": 39}
+    assert result["actual"] == {
+        "totalActs": 30,
+        "likeCount": 27,
+        "commentCount": 12,
+        "likeRate": 0.9,
+        "commentRate": 0.4,
+        "engagementCount": 39,
+    }
     assert result["lines"] == {"total": 32, "counted": 30, "notAct": 1, "notOk": 1, "rejected": 0}
     assert result["metrics"] == {
-        "likeCount": {"expected": 30, "actual": 27, "absError": 3, "relativeError": 0.1,
-                      "similarity": 0.9, "weight": 0.5},
-        "commentCount": {"expected": 10, "actual": 12, "absError": 2, "relativeError": 0.2,
-                         "similarity": 0.8, "weight": 0.5},
+        "likeCount": {
+            "expected": 30,
+            "actual": 27,
+            "absError": 3,
+            "relativeError": 0.1,
+            "similarity": 0.9,
+            "weight": 0.5,
+        },
+        "commentCount": {
+            "expected": 10,
+            "actual": 12,
+            "absError": 2,
+            "relativeError": 0.2,
+            "similarity": 0.8,
+            "weight": 0.5,
+        },
         "overallSimilarity": 0.85,
     }
     assert result["weighting"] == {"method": "weighted", "weightSum": 1}
@@ -158,14 +180,29 @@ def test_print_json_run_dir_weights_and_personas(tmp_path, capsys):
     worked_run(run_dir, persona="p-a")
     with (run_dir / "agent-2" / "actions.jsonl").open("a", encoding="utf-8") as handle:
         handle.write('{"action": {"type": "act", "status": "ok"}, "result": {"liked": tru\n')
-    expected = write_json(tmp_path / "expected.json", {
-        "expected": {"likeCount": 30, "commentCount": 10},
-        "perPersona": {"p-a": {"likeCount": 20, "commentCount": 8}, "p-ghost": {"commentCount": 2}},
-        "weights": {"likeCount": 3, "commentCount": 1},
-    })
+    expected = write_json(
+        tmp_path / "expected.json",
+        {
+            "expected": {"likeCount": 30, "commentCount": 10},
+            "perPersona": {"p-a": {"likeCount": 20, "commentCount": 8}, "p-ghost": {"commentCount": 2}},
+            "weights": {"likeCount": 3, "commentCount": 1},
+        },
+    )
     output = tmp_path / "out" / "result.json"
-    code = cli.main(["evaluate", "--expected", str(expected), "--run-dir", str(run_dir),
-                     "--output", str(output), "--print-json", "--evaluation-id", "example-eval"])
+    code = cli.main(
+        [
+            "evaluate",
+            "--expected",
+            str(expected),
+            "--run-dir",
+            str(run_dir),
+            "--output",
+            str(output),
+            "--print-json",
+            "--evaluation-id",
+            "example-eval",
+        ]
+    )
     captured = capsys.readouterr()
     # the result is still written; the rejected line makes the exit code 3
     assert code == cli.EXIT_REJECTED
@@ -188,8 +225,14 @@ def test_print_json_run_dir_weights_and_personas(tmp_path, capsys):
     ghost = personas["p-ghost"]
     assert (ghost["inLogs"], ghost["inExpected"]) == (False, True)
     assert ghost["actual"]["totalActs"] == 0
-    assert ghost["metrics"]["commentCount"] == {"expected": 2, "actual": 0, "absError": 2,
-                                                "relativeError": 1, "similarity": 0, "weight": 1}
+    assert ghost["metrics"]["commentCount"] == {
+        "expected": 2,
+        "actual": 0,
+        "absError": 2,
+        "relativeError": 1,
+        "similarity": 0,
+        "weight": 1,
+    }
     assert ghost["interpretation"]["band"] == "large_gap"
     assert personas["agent-2"]["metrics"] is None and personas["agent-2"]["inExpected"] is False
 
@@ -198,8 +241,9 @@ def test_a_run_whose_lines_are_all_unusable_is_empty(tmp_path, capsys):
     run_dir = tmp_path / "run-broken"
     write_agent(run_dir, "agent-1", ['{"action": ', "not json at all"])
     expected = write_json(tmp_path / "expected.json", WORKED_EXPECTED)
-    code = cli.main(["evaluate", "--expected", str(expected), "--run-dir", str(run_dir),
-                     "--results-dir", str(tmp_path / "results")])
+    code = cli.main(
+        ["evaluate", "--expected", str(expected), "--run-dir", str(run_dir), "--results-dir", str(tmp_path / "results")]
+    )
     err = capsys.readouterr().err
     assert code == cli.EXIT_REJECTED
     assert "empty run: no usable action line" in err
@@ -217,8 +261,18 @@ def _without_event(result: dict) -> dict:
 
 
 def evaluate_fixture(capsys, output: Path, *extra: str) -> dict:
-    code = cli.main(["evaluate", "--expected", str(FIXTURE_RUN / "expected.json"),
-                     "--run-dir", str(FIXTURE_RUN), "--output", str(output), *extra])
+    code = cli.main(
+        [
+            "evaluate",
+            "--expected",
+            str(FIXTURE_RUN / "expected.json"),
+            "--run-dir",
+            str(FIXTURE_RUN),
+            "--output",
+            str(output),
+            *extra,
+        ]
+    )
     err = capsys.readouterr().err
     # the fixture has one malformed line and one non-boolean 'liked'
     assert code == cli.EXIT_REJECTED, err
@@ -233,8 +287,14 @@ def test_repeated_evaluations_agree_and_give_the_worked_numbers(tmp_path, capsys
     first = evaluate_fixture(capsys, tmp_path / "first.json")
     second = evaluate_fixture(capsys, tmp_path / "second.json")
     assert _without_event(first) == _without_event(second)
-    assert first["actual"] == {"totalActs": 30, "likeCount": 27, "commentCount": 12,
-                               "likeRate": 0.9, "commentRate": 0.4, "engagementCount": 39}
+    assert first["actual"] == {
+        "totalActs": 30,
+        "likeCount": 27,
+        "commentCount": 12,
+        "likeRate": 0.9,
+        "commentRate": 0.4,
+        "engagementCount": 39,
+    }
     assert first["lines"] == {"total": 36, "counted": 30, "notAct": 3, "notOk": 1, "rejected": 2}
     assert first["metrics"]["likeCount"]["similarity"] == 0.9
     assert first["metrics"]["commentCount"]["similarity"] == 0.8
@@ -253,12 +313,10 @@ def test_the_fast_path_does_not_import_dbt(tmp_path, capsys, plan_cache):
         "print('DBT_MODULES', loaded, 'EXIT', code)\n"
     )
     env = {**os.environ, "AGENT_EVAL_CACHE": str(plan_cache)}
-    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
-                          text=True, check=True)
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
     assert "DBT_MODULES [] EXIT 3" in done.stdout, done.stdout + done.stderr
     assert "building the evaluation plan" not in done.stderr
-    assert json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["metrics"][
-        "overallSimilarity"] == 0.85
+    assert json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["metrics"]["overallSimilarity"] == 0.85
 
 
 def copy_project(target: Path) -> Path:
@@ -267,8 +325,7 @@ def copy_project(target: Path) -> Path:
         shutil.copy2(PROJECT_DIR / name, target / name)
     for folder in ("models", "macros", "seeds", "docs/dbt", "tests/dbt"):
         if (PROJECT_DIR / folder).is_dir():
-            shutil.copytree(PROJECT_DIR / folder, target / folder,
-                            ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(PROJECT_DIR / folder, target / folder, ignore=shutil.ignore_patterns("__pycache__"))
     return target
 
 
@@ -287,13 +344,22 @@ def test_the_plan_is_rebuilt_when_a_model_file_changes(tmp_path, capsys, plan_ca
     assert evaluate_plan.project_key(project) in folders
 
     model = project / "models" / "marts" / "engagement" / "engagement_run_scores.sql"
-    model.write_text(model.read_text(encoding="utf-8") + "\n-- changed by the plan test\n",
-                     encoding="utf-8")
+    model.write_text(model.read_text(encoding="utf-8") + "\n-- changed by the plan test\n", encoding="utf-8")
     key = evaluate_plan.project_key(project)
     assert key not in folders
-    code = cli.main(["evaluate", "--expected", str(FIXTURE_RUN / "expected.json"),
-                     "--run-dir", str(FIXTURE_RUN), "--output", str(tmp_path / "after.json"),
-                     "--project-dir", str(project)])
+    code = cli.main(
+        [
+            "evaluate",
+            "--expected",
+            str(FIXTURE_RUN / "expected.json"),
+            "--run-dir",
+            str(FIXTURE_RUN),
+            "--output",
+            str(tmp_path / "after.json"),
+            "--project-dir",
+            str(project),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == cli.EXIT_REJECTED
     assert "building the evaluation plan" in err
@@ -320,13 +386,21 @@ def test_a_damaged_cache_is_rebuilt_once(tmp_path, capsys, plan_cache, monkeypat
     with duckdb.connect(str(plan.template)) as con:
         con.execute("drop table marts.engagement_run_scores")
     monkeypatch.setenv("AGENT_EVAL_CACHE", str(cache))
-    code = cli.main(["evaluate", "--expected", str(FIXTURE_RUN / "expected.json"),
-                     "--run-dir", str(FIXTURE_RUN), "--output", str(tmp_path / "out.json")])
+    code = cli.main(
+        [
+            "evaluate",
+            "--expected",
+            str(FIXTURE_RUN / "expected.json"),
+            "--run-dir",
+            str(FIXTURE_RUN),
+            "--output",
+            str(tmp_path / "out.json"),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == cli.EXIT_REJECTED, err
     assert "the cached evaluation plan failed" in err and "rebuilding the stale" in err
-    assert json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["metrics"][
-        "overallSimilarity"] == 0.85
+    assert json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["metrics"]["overallSimilarity"] == 0.85
     with duckdb.connect(str(plan.template), read_only=True) as con:
         assert con.execute("select count(*) from marts.engagement_run_scores").fetchone() == (0,)
 
@@ -444,8 +518,9 @@ def test_no_run_folder_found(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     code, err = run_cli(capsys, "--expected", str(expected), "--outputs-dir", str(tmp_path / "empty"))
     assert code == cli.EXIT_USAGE and "no run folder found under" in err
-    code, err = run_cli(capsys, "--expected", str(expected), "--outputs-dir", str(tmp_path / "empty"),
-                        "--run-id", "run-9")
+    code, err = run_cli(
+        capsys, "--expected", str(expected), "--outputs-dir", str(tmp_path / "empty"), "--run-id", "run-9"
+    )
     assert code == cli.EXIT_USAGE and f"{tmp_path / 'empty' / 'run-9'} does not exist" in err
     code, err = run_cli(capsys, "--expected", str(expected), "--run-dir", str(tmp_path / "nowhere"))
     assert code == cli.EXIT_USAGE and "is not a folder" in err
@@ -456,12 +531,20 @@ def test_simulation_file_without_run_id(tmp_path, capsys, one_run):
     outputs = str(one_run.parent)
     for document in ({"simulationId": "sim-1"}, {"runId": ""}, {"runId": 7}, ["run-1"]):
         sim = write_json(tmp_path / "sim.json", document)
-        code, err = run_cli(capsys, "--expected", str(expected), "--outputs-dir", outputs,
-                            "--simulation-file", str(sim))
+        code, err = run_cli(
+            capsys, "--expected", str(expected), "--outputs-dir", outputs, "--simulation-file", str(sim)
+        )
         assert code == cli.EXIT_REJECTED, document
         assert f"simulation file {sim} has no runId" in err
-    code, err = run_cli(capsys, "--expected", str(expected), "--outputs-dir", outputs,
-                        "--simulation-file", str(tmp_path / "absent.json"))
+    code, err = run_cli(
+        capsys,
+        "--expected",
+        str(expected),
+        "--outputs-dir",
+        outputs,
+        "--simulation-file",
+        str(tmp_path / "absent.json"),
+    )
     assert code == cli.EXIT_USAGE and "absent.json does not exist" in err
 
 
@@ -544,8 +627,10 @@ def test_default_folders_hang_from_the_project_holding_agent_outputs(tmp_path, m
     for where in (tmp_path, tmp_path / "agent", tmp_path / "agent" / "outputs"):
         monkeypatch.chdir(where)
         assert evaluate.default_dir("AGENT_EVAL_OUTPUTS", evaluate.DEFAULT_OUTPUTS) == tmp_path / "agent" / "outputs"
-        assert (evaluate.default_dir("AGENT_EVAL_RESULTS", evaluate.DEFAULT_RESULTS)
-                == tmp_path / "shared" / "evaluation" / "results")
+        assert (
+            evaluate.default_dir("AGENT_EVAL_RESULTS", evaluate.DEFAULT_RESULTS)
+            == tmp_path / "shared" / "evaluation" / "results"
+        )
     # environment variables win (relative to the working directory)
     monkeypatch.setenv("AGENT_EVAL_OUTPUTS", "runs")
     monkeypatch.setenv("AGENT_EVAL_RESULTS", "/tmp/results-here")

@@ -27,9 +27,13 @@ SERIES = "resume_agent_basic.csv"
 
 def freshness(paths: Any) -> dict[str, tuple]:
     with duckdb.connect(str(paths.db_path), read_only=True) as con:
-        return {r[0]: r[1:] for r in con.execute(
-            "select series_id, status, metric_value, set_id, reason from marts.history_gate_results "
-            "where metric = 'freshness' order by series_id").fetchall()}
+        return {
+            r[0]: r[1:]
+            for r in con.execute(
+                "select series_id, status, metric_value, set_id, reason from marts.history_gate_results "
+                "where metric = 'freshness' order by series_id"
+            ).fetchall()
+        }
 
 
 def test_expected_series_that_are_late_or_never_arrived_fail_the_night(tmp_path_factory, monkeypatch):
@@ -37,8 +41,11 @@ def test_expected_series_that_are_late_or_never_arrived_fail_the_night(tmp_path_
     assert first == cli.EXIT_REJECTED  # no expected series yet: the rejections alone
     seed = paths.project_dir / "seeds" / "history" / "expected_series.csv"
 
-    seed.write_text(HEADER + f"resume_agent,{SERIES},daily,1,every night\n"
-                    "recruit_agent,recruit_agent_nightly.jsonl,daily,1,never delivered\n", encoding="utf-8")
+    seed.write_text(
+        HEADER + f"resume_agent,{SERIES},daily,1,every night\n"
+        "recruit_agent,recruit_agent_nightly.jsonl,daily,1,never delivered\n",
+        encoding="utf-8",
+    )
     monkeypatch.setenv("AGENT_EVAL_AS_OF", "2026-11-02")
     assert cli.cmd_build(paths, reports=True) == cli.EXIT_GATE_FAILED  # stale wins over rejected rows
     found = freshness(paths)

@@ -75,8 +75,20 @@ class Series:
         all the same), in this process (dbt is the session's preloaded one:
         conftest.preloaded_dbt), its output and exit code kept as a
         finished process's."""
-        argv = ["build", "--no-reports", "--project-dir", str(self.project), "--db", str(self.db),
-                "--drops", str(self.drops), "--reports", str(self.reports), "--published", str(self.published)]
+        argv = [
+            "build",
+            "--no-reports",
+            "--project-dir",
+            str(self.project),
+            "--db",
+            str(self.db),
+            "--drops",
+            str(self.drops),
+            "--reports",
+            str(self.reports),
+            "--published",
+            str(self.published),
+        ]
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = cli.main(argv)
@@ -98,9 +110,11 @@ class Series:
 def series(tmp_path_factory) -> Series:
     s = Series(tmp_path_factory.mktemp("history"))
     shutil.copytree(
-        PROJECT_DIR, s.project,
-        ignore=shutil.ignore_patterns(".venv", ".git", "data", "target", "logs", "reports", "tests",
-                                      "warehouse", "*.duckdb*", ".bench"),
+        PROJECT_DIR,
+        s.project,
+        ignore=shutil.ignore_patterns(
+            ".venv", ".git", "data", "target", "logs", "reports", "tests", "warehouse", "*.duckdb*", ".bench"
+        ),
     )
     shutil.copytree(PROJECT_DIR / "tests" / "dbt", s.project / "tests" / "dbt")  # the gate test
     if PARSE_STATE.is_file():  # dbt re-parses only what differs from it
@@ -111,14 +125,16 @@ def series(tmp_path_factory) -> Series:
     assert s.build().returncode == EXIT_OK, s.runs[-1].stdout[-3000:]
 
     keywords = s.project / "seeds" / "common" / "partial_keywords.csv"
-    keywords.write_text(keywords.read_text(encoding="utf-8") + "재확인 바랍니다,test: a keyword no message has\n",
-                        encoding="utf-8")
+    keywords.write_text(
+        keywords.read_text(encoding="utf-8") + "재확인 바랍니다,test: a keyword no message has\n", encoding="utf-8"
+    )
     s.add_night("2026-11-11")
     assert s.build().returncode == EXIT_OK, s.runs[-1].stdout[-3000:]
 
     baselines = s.project / "seeds" / "history" / "history_baselines.csv"
-    baselines.write_text(baselines.read_text(encoding="utf-8") + f"{SERIES},{N1},the last good night\n",
-                         encoding="utf-8")
+    baselines.write_text(
+        baselines.read_text(encoding="utf-8") + f"{SERIES},{N1},the last good night\n", encoding="utf-8"
+    )
     s.add_night("2026-11-12")
     s.build()
     return s
@@ -139,10 +155,13 @@ def test_set_values_have_clustered_intervals(series):
         assert row[6] == pytest.approx(value + T7 * se, **APPROX)
         assert row[7] == "cluster_robust_t"
     # the value is the set mart's, not a second computation
-    assert series.query(
-        "select h.metric_value = s.stability_score from marts.history_set_metrics h "
-        "join marts.resume_set_scores s using (set_id) where h.metric = 'stability_score'"
-    ) == [(True,)] * 3
+    assert (
+        series.query(
+            "select h.metric_value = s.stability_score from marts.history_set_metrics h "
+            "join marts.resume_set_scores s using (set_id) where h.metric = 'stability_score'"
+        )
+        == [(True,)] * 3
+    )
 
 
 def test_a_change_within_noise_is_not_flagged_and_a_regression_is(series):
@@ -187,24 +206,18 @@ def test_trends_carry_rolling_means_and_the_baseline(series):
 
 
 def test_provenance_changes_when_a_rule_seed_changes(series):
-    versions = dict(series.query(
-        "select set_id, min(scoring_version) from marts.history_set_metrics group by set_id"
-    ))
-    assert series.query(
-        "select count(distinct scoring_version) from marts.history_set_metrics"
-    ) == [(2,)]
+    versions = dict(series.query("select set_id, min(scoring_version) from marts.history_set_metrics group by set_id"))
+    assert series.query("select count(distinct scoring_version) from marts.history_set_metrics") == [(2,)]
     assert versions[N1] != versions[N2] == versions[N3]
     # the set mart records the same version with each set
     assert dict(series.query("select set_id, scoring_version from marts.resume_set_scores")) == versions
     # the seed edit moved no score ...
     assert series.query(
-        "select count(*) from marts.history_metric_diffs where set_id = ? and metric = 'latency_score' "
-        "and delta = 0", [N2]
+        "select count(*) from marts.history_metric_diffs where set_id = ? and metric = 'latency_score' and delta = 0",
+        [N2],
     ) == [(1,)]
     # ... but every comparison across it says so
-    assert series.query(
-        "select distinct is_scoring_version_changed from marts.history_metric_diffs"
-    ) == [(True,)]
+    assert series.query("select distinct is_scoring_version_changed from marts.history_metric_diffs") == [(True,)]
 
 
 def test_flips_and_mcnemar(series):
@@ -214,35 +227,44 @@ def test_flips_and_mcnemar(series):
     assert flips == [("pass_to_fail", 23), ("still_pass", 1)]
     assert series.one(
         "select baseline_status, status, baseline_message, message from marts.history_flips "
-        "where set_id = ? and query_id = 'Q2' and round = '1/1'", [N3]
+        "where set_id = ? and query_id = 'Q2' and round = '1/1'",
+        [N3],
     ) == ("ok", "error", "질의 2의 결과입니다.", "시간 초과")
-    assert series.one(
-        "select query_id, round from marts.history_flips where transition = 'still_pass'"
-    ) == ("Q1", "3/1")
+    assert series.one("select query_id, round from marts.history_flips where transition = 'still_pass'") == (
+        "Q1",
+        "3/1",
+    )
     b, c, p, chi, significant = series.one(
         "select n_pass_fail, n_fail_pass, p_value, chi_square, is_significant "
-        "from marts.history_flip_tests where set_id = ?", [N3]
+        "from marts.history_flip_tests where set_id = ?",
+        [N3],
     )
     assert (b, c, significant) == (23, 0, True)
-    assert p == pytest.approx(2 * 0.5 ** 23, rel=1e-9)
+    assert p == pytest.approx(2 * 0.5**23, rel=1e-9)
     assert chi == pytest.approx((23 - 1) ** 2 / 23, **APPROX)
 
 
 def test_repeats_pass_at_k_and_flaky_classes(series):
     assert series.one(
         "select n_runs, n_pass, pass_rate, modal_status, flakiness_class from marts.history_query_repeats "
-        "where set_id = ? and query_id = 'Q1'", [N2]
+        "where set_id = ? and query_id = 'Q1'",
+        [N2],
     ) == (3, 1, pytest.approx(1 / 3), "error", "flaky")
     classes = series.query(
-        "select set_id, flakiness_class, count(*) from marts.history_query_repeats "
-        "group by all order by all"
+        "select set_id, flakiness_class, count(*) from marts.history_query_repeats group by all order by all"
     )
-    assert classes == [(N1, "always_pass", 8), (N2, "always_pass", 7), (N2, "flaky", 1),
-                       (N3, "always_fail", 7), (N3, "flaky", 1)]
+    assert classes == [
+        (N1, "always_pass", 8),
+        (N2, "always_pass", 7),
+        (N2, "flaky", 1),
+        (N3, "always_fail", 7),
+        (N3, "flaky", 1),
+    ]
     # n = 3, c = 1: pass@k = 1 - C(2, k) / C(3, k); pass^k = C(1, k) / C(3, k)
     rows = series.query(
         "select k, pass_at_k, pass_hat_k, at_least_k from marts.history_query_pass_at_k "
-        "where set_id = ? and query_id = 'Q1' order by k", [N2]
+        "where set_id = ? and query_id = 'Q1' order by k",
+        [N2],
     )
     assert rows == [
         (1, pytest.approx(1 - 2 / 3), pytest.approx(1 / 3), True),
@@ -250,8 +272,8 @@ def test_repeats_pass_at_k_and_flaky_classes(series):
         (3, 1.0, 0.0, False),
     ]
     assert series.query(
-        "select distinct pass_at_k, pass_hat_k from marts.history_query_pass_at_k where set_id = ? "
-        "and query_id = 'Q2'", [N1]
+        "select distinct pass_at_k, pass_hat_k from marts.history_query_pass_at_k where set_id = ? and query_id = 'Q2'",
+        [N1],
     ) == [(1.0, 1.0)]
     # Q1 was flaky on nights 2 and 3: listed; 5 passes in 9 runs
     assert series.query(
@@ -269,10 +291,8 @@ def test_latency_percentiles(series):
         )
 
     # 1..24 s: positions 23 q between order statistics
-    assert pct(N1, "set", "all", "all") == (24, 12.5, pytest.approx(21.7), pytest.approx(22.85),
-                                            pytest.approx(23.77))
-    assert pct(N1, "round", "1/1", "all") == (8, 4.5, pytest.approx(7.3), pytest.approx(7.65),
-                                              pytest.approx(7.93))
+    assert pct(N1, "set", "all", "all") == (24, 12.5, pytest.approx(21.7), pytest.approx(22.85), pytest.approx(23.77))
+    assert pct(N1, "round", "1/1", "all") == (8, 4.5, pytest.approx(7.3), pytest.approx(7.65), pytest.approx(7.93))
     assert pct(N1, "segment", "all", "all")[1] == 12.5
     # night 2: Q1 errored at 1 s (round 1) and 9 s (round 2): reported apart
     assert pct(N2, "set", "all", "error") == (2, 5.0, pytest.approx(8.2), pytest.approx(8.6), pytest.approx(8.92))
@@ -281,18 +301,20 @@ def test_latency_percentiles(series):
         "select count(*) from marts.history_latency_percentiles where set_id = ? and item_filter = 'error'", [N1]
     ) == [(0,)]
     # the rubric mean beside them is the round mart's
-    assert series.query(
-        "select h.mean_latency_score = r.latency_score from marts.history_latency_percentiles h "
-        "join marts.resume_round_scores r on h.set_id = r.set_id and h.round = r.round "
-        "where h.scope = 'round' and h.item_filter = 'all'"
-    ) == [(True,)] * 9
+    assert (
+        series.query(
+            "select h.mean_latency_score = r.latency_score from marts.history_latency_percentiles h "
+            "join marts.resume_round_scores r on h.set_id = r.set_id and h.round = r.round "
+            "where h.scope = 'round' and h.item_filter = 'all'"
+        )
+        == [(True,)] * 9
+    )
 
 
 def test_a_failing_gate_fails_the_night_naming_the_metric(series):
     night3 = series.runs[2]
     assert night3.returncode == EXIT_GATE_FAILED
-    assert ("quality gate failed: resume_agent stability_score = 0.208 < min_score 2.500 in set "
-            f"{N3}") in night3.stderr
+    assert (f"quality gate failed: resume_agent stability_score = 0.208 < min_score 2.500 in set {N3}") in night3.stderr
     assert "changed by -4.792 against baseline" in night3.stderr
     # dbt's own output names it too (the test assert_quality_gates_pass)
     assert "quality gate(s) failed: resume_agent stability_score" in night3.stdout
@@ -305,7 +327,9 @@ def test_a_failing_gate_fails_the_night_naming_the_metric(series):
     failure = suite.find("testcase/failure")
     assert "stability_score = 0.208 < min_score 2.500" in failure.get("message")
     assert series.query("select set_id, status from marts.history_gate_log order by evaluated_at, set_id") == [
-        (N1, "pass"), (N2, "pass"), (N3, "fail"),
+        (N1, "pass"),
+        (N2, "pass"),
+        (N3, "fail"),
     ]
 
 

@@ -40,9 +40,18 @@ def test_undecodable_bytes_are_rejected_with_the_offset():
 
 
 def test_csv_records_keep_physical_start_lines_across_multiline_cells():
-    text = "\n".join(
-        [HEADER, row("r", "i1", "q1"), 'r,i2,q2,1,"첫 줄\n둘째 줄\n셋째 줄",' + ",".join([""] * 9), "", row("r", "i3", "q3")]
-    ) + "\n"
+    text = (
+        "\n".join(
+            [
+                HEADER,
+                row("r", "i1", "q1"),
+                'r,i2,q2,1,"첫 줄\n둘째 줄\n셋째 줄",' + ",".join([""] * 9),
+                "",
+                row("r", "i3", "q3"),
+            ]
+        )
+        + "\n"
+    )
     records = list(ingest.read_records(text, RESUME))
     assert [(r.line_number, r.values["Item ID"]) for r in records] == [(2, "i1"), (3, "i2"), (7, "i3")]
     assert records[1].values["질의"] == "첫 줄\n둘째 줄\n셋째 줄"
@@ -137,8 +146,11 @@ def test_unchanged_files_are_not_read_again(tmp_path, monkeypatch):
     good = (HEADER + "\n" + row("r", "i", "q", "1") + "\n").encode()
     _write(tmp_path, "2026-11-01/resume_agent_a.csv", good)
     (first,) = ingest.manifest_rows(tmp_path)
-    history = [Observation(first["source_file"], first["sha256"], first["status"], 1,
-                           first["size_bytes"], first["modified_at"])]
+    history = [
+        Observation(
+            first["source_file"], first["sha256"], first["status"], 1, first["size_bytes"], first["modified_at"]
+        )
+    ]
     read: list[Path] = []
     real_scan = ingest.csv_load.scan_file
     monkeypatch.setattr(ingest.csv_load, "scan_file", lambda p: read.append(p) or real_scan(p))
@@ -163,8 +175,10 @@ def test_manifest_counts_csv_records_and_picks_the_parser(tmp_path):
 
 
 def _history(rows: list[dict]) -> list[Observation]:
-    return [Observation(r["source_file"], r["sha256"], r["status"], r["observation_seq"],
-                        r["size_bytes"], r["modified_at"]) for r in rows]
+    return [
+        Observation(r["source_file"], r["sha256"], r["status"], r["observation_seq"], r["size_bytes"], r["modified_at"])
+        for r in rows
+    ]
 
 
 @pytest.mark.parametrize("folder", ["2026-02-30", "2026-13-45", "2026-00-10", "2025-02-29"])
@@ -174,8 +188,7 @@ def test_a_drop_folder_shaped_like_a_date_that_is_not_one_is_rejected(tmp_path, 
     _write(tmp_path, "2024-02-29/resume_agent_b.csv", good + b"\n")  # a leap day is a date
     rows = {r["source_file"]: r for r in ingest.manifest_rows(tmp_path)}
     bad = rows[f"{folder}/resume_agent_a.csv"]
-    assert (bad["status"], bad["reject_reason"]) == (
-        "rejected", f"drop folder '{folder}' is not a date (YYYY-MM-DD)")
+    assert (bad["status"], bad["reject_reason"]) == ("rejected", f"drop folder '{folder}' is not a date (YYYY-MM-DD)")
     assert rows["2024-02-29/resume_agent_b.csv"]["status"] == "loaded"
 
 
@@ -221,7 +234,9 @@ def test_a_file_that_cannot_be_read_is_rejected_and_the_others_load(tmp_path, mo
     assert rows["2026-11-01/resume_agent_a.csv"]["status"] == "loaded"
     for name in locked:
         assert (rows[f"2026-11-01/{name}"]["status"], rows[f"2026-11-01/{name}"]["reject_reason"]) == (
-            "rejected", "cannot be read: Permission denied"), name
+            "rejected",
+            "cannot be read: Permission denied",
+        ), name
 
 
 def test_a_drop_file_misnamed_only_in_letter_case_is_rejected_not_ignored(tmp_path):
@@ -234,7 +249,8 @@ def test_a_drop_file_misnamed_only_in_letter_case_is_rejected_not_ignored(tmp_pa
     for path, kind in (("2026-11-01/Resume_Agent_a.CSV", "resume_agent"), ("2026-11-01/SUMMARY_x.json", "summary")):
         assert rows[path]["status"] == "rejected"
         assert rows[path]["reject_reason"].startswith(
-            f"file name looks like a {kind} drop but differs in letter case: rename it to match <YYYY-MM-DD>/")
+            f"file name looks like a {kind} drop but differs in letter case: rename it to match <YYYY-MM-DD>/"
+        )
 
 
 def test_a_deleted_file_is_logged_once_as_removed_and_its_return_is_a_restore(tmp_path):
@@ -257,7 +273,10 @@ def test_a_deleted_file_is_logged_once_as_removed_and_its_return_is_a_restore(tm
     _write(tmp_path, "2026-11-01/resume_agent_a.csv", good)
     (back,) = ingest.manifest_rows(tmp_path, history)
     assert (back["status"], back["duplicate_of"], back["sha256"]) == (
-        "restored", "2026-11-01/resume_agent_a.csv", first[0]["sha256"])
+        "restored",
+        "2026-11-01/resume_agent_a.csv",
+        first[0]["sha256"],
+    )
 
 
 def test_a_multi_megabyte_csv_field_loads_under_the_default_record_limit():
@@ -280,8 +299,10 @@ def test_records_over_the_limit_are_rejected_naming_it_and_keep_only_their_start
     lines = list(ingest.read_records(jsonl, KINDS_BY_NAME["recruit_agent"]))
     assert [r.reject_reason is None for r in lines] == [True, False]
     assert lines[1].reject_reason.startswith("record_too_large: 1.0 MB")
-    dataset = ('{"test_cases": [{"id": "c1", "answer": "x", "contexts": ["c"]}, '
-               '{"id": "c2", "answer": "' + big + '", "contexts": ["c"]}]}')
+    dataset = (
+        '{"test_cases": [{"id": "c1", "answer": "x", "contexts": ["c"]}, '
+        '{"id": "c2", "answer": "' + big + '", "contexts": ["c"]}]}'
+    )
     cases = list(ingest.read_records(dataset, KINDS_BY_NAME["summary"]))
     assert [(r.line_number, r.reject_reason is None) for r in cases] == [(0, True), (1, False)]
     assert cases[1].reject_reason.startswith("record_too_large: 1.0 MB")
@@ -299,8 +320,11 @@ def test_a_csv_record_over_a_low_limit_is_not_loaded_by_duckdbs_reader(tmp_path,
     takes the exact parser and the record is rejected."""
     monkeypatch.setenv("AGENT_EVAL_MAX_RECORD_MB", "0.5")
     big = "b" * 2**20  # 1 MB, under DuckDB's default 2 MB line size
-    _write(tmp_path, "2026-11-01/resume_agent_a.csv",
-           (HEADER + "\n" + row("r", "i1", "q", "1") + "\n" + row("r", "i2", "q", "1", big) + "\n").encode())
+    _write(
+        tmp_path,
+        "2026-11-01/resume_agent_a.csv",
+        (HEADER + "\n" + row("r", "i1", "q", "1") + "\n" + row("r", "i2", "q", "1", big) + "\n").encode(),
+    )
     (observed,) = ingest.manifest_rows(tmp_path)
     assert (observed["status"], observed["n_data_records"], observed["loader"]) == ("loaded", 2, "python")
     assert observed["loader_note"].endswith("CSV Error on Line: 3"), observed["loader_note"]  # the 1 MB record

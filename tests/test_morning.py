@@ -41,8 +41,10 @@ def pair(module_warehouse) -> Warehouse:
     wh = module_warehouse("morning")
     for night, engagement_night in NIGHTS.items():
         shutil.copytree(FIXTURES / "history" / night, wh.drops / night)
-        shutil.copytree(FIXTURES / "engagement" / engagement_night / "engagement" / "run-worked",
-                        wh.drops / night / "engagement" / "run-worked")
+        shutil.copytree(
+            FIXTURES / "engagement" / engagement_night / "engagement" / "run-worked",
+            wh.drops / night / "engagement" / "run-worked",
+        )
     # run-worked of 2026-11-01 has one line that is not JSON (agent-a line 7):
     # a rejected row, exit 3; no gate fails (that would be exit 4)
     assert wh.build(reports=True) == cli.EXIT_REJECTED

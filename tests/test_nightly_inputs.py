@@ -21,8 +21,11 @@ def test_changed_file_replaces_its_set_and_keeps_the_old_version(built):
     path = warehouse.drops / NIGHT2
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     # New version: QB's 2/1 run no longer errors, and QA's 2/1 run is gone.
-    fixed = lines[:3] + [lines[4].replace(",timeout,", ",,").replace(
-        ",,,,\n", ',,,,"{""assistantMessage"": ""분석 완료"", ""responseTimeSec"": 30}"\n')]
+    fixed = lines[:3] + [
+        lines[4]
+        .replace(",timeout,", ",,")
+        .replace(",,,,\n", ',,,,"{""assistantMessage"": ""분석 완료"", ""responseTimeSec"": 30}"\n')
+    ]
     path.write_text("".join(fixed), encoding="utf-8")
     assert warehouse.build(data_tests=False) == EXIT_OK
     items = warehouse.query(
@@ -30,14 +33,10 @@ def test_changed_file_replaces_its_set_and_keeps_the_old_version(built):
         [NIGHT2],
     )
     assert items == [("QA", "1/1", "ok"), ("QB", "1/1", "partial"), ("QB", "2/1", "ok")]
-    log = warehouse.query(
-        "select status, is_current, is_superseded from ops.load_log order by observation_seq"
-    )
+    log = warehouse.query("select status, is_current, is_superseded from ops.load_log order by observation_seq")
     assert log == [("loaded", False, True), ("loaded", True, False)]
     # raw history keeps both versions: 4 + 3 rows
-    assert warehouse.query(
-        "select count(distinct sha256), count(*) from raw.raw_resume_agent_rows"
-    ) == [(2, 7)]
+    assert warehouse.query("select count(distinct sha256), count(*) from raw.raw_resume_agent_rows") == [(2, 7)]
     # the replaced set's pairs: QB partial/ok, both pass (QA no longer in 2/1)
     assert warehouse.query(
         "select query_id, outcome from marts.resume_consistency_pairs where set_id = ?", [NIGHT2]
@@ -60,9 +59,11 @@ def test_restored_bytes_become_current_again(built):
     ) == [("empty",)]
     path.write_bytes(original)
     assert warehouse.build(data_tests=False) == EXIT_OK
-    assert warehouse.query(
-        "select status, is_current from ops.load_log order by observation_seq"
-    ) == [("loaded", False), ("loaded", False), ("restored", True)]
+    assert warehouse.query("select status, is_current from ops.load_log order by observation_seq") == [
+        ("loaded", False),
+        ("loaded", False),
+        ("restored", True),
+    ]
     assert warehouse.query(
         "select status from marts.resume_item_scores where set_id = ? and line_number = 2", [NIGHT2]
     ) == [("ok",)]
@@ -86,17 +87,15 @@ def test_bad_files_do_not_stop_good_ones(warehouse, capsys):
     assert warehouse.build(data_tests=False) == EXIT_REJECTED
     err = capsys.readouterr().err
     rejected = dict(warehouse.query("select source_file, reject_reason from ops.rejected_files"))
-    assert rejected["2026-11-02/resume_agent_no_raw.csv"].startswith(
-        "missing required column(s): Raw JSON"
-    )
+    assert rejected["2026-11-02/resume_agent_no_raw.csv"].startswith("missing required column(s): Raw JSON")
     assert rejected["2026-11-02/resume_agent_latin1.csv"].startswith("undecodable")
     assert rejected["2026-11-02/resume_agent_empty.csv"] == "empty file"
     assert rejected["nightly/resume_agent_x.csv"].startswith("drop folder 'nightly' is not a date")
     assert "2026-11-02/resume_agent_binary.csv" in rejected
     assert "rejected file 2026-11-02/resume_agent_no_raw.csv: missing required column(s): Raw JSON" in err
-    assert warehouse.query(
-        "select status from ops.load_log where source_file = '2026-11-02/notes.txt'"
-    ) == [("ignored",)]
+    assert warehouse.query("select status from ops.load_log where source_file = '2026-11-02/notes.txt'") == [
+        ("ignored",)
+    ]
     # the good file was loaded and scored all the same
     assert warehouse.query("select set_id from marts.resume_set_scores") == [(NIGHT2,)]
 

@@ -84,9 +84,9 @@ def test_new_drop_adds_sets_without_recomputing_old_ones(built):
     assert warehouse.build(data_tests=False) == EXIT_REJECTED
     sets = warehouse.query("select set_id, rounds from marts.resume_set_scores order by set_id")
     assert sets == [(BASIC, "MARKER"), (NIGHT2, "1/1,2/1")]
-    assert warehouse.query(
-        "select distinct category from marts.resume_item_scores where set_id = ?", [BASIC]
-    ) == [("MARKER",)]
+    assert warehouse.query("select distinct category from marts.resume_item_scores where set_id = ?", [BASIC]) == [
+        ("MARKER",)
+    ]
 
 
 def test_identical_bytes_at_another_path_count_once(built):
@@ -96,9 +96,10 @@ def test_identical_bytes_at_another_path_count_once(built):
     copy.parent.mkdir()
     shutil.copy(warehouse.drops / NIGHT2, copy)
     assert warehouse.build(data_tests=False) == EXIT_OK
-    assert warehouse.query(
-        "select source_file, status, duplicate_of from ops.load_log order by observation_seq"
-    ) == [(NIGHT2, "loaded", None), ("2026-11-03/resume_agent_again.csv", "repeat", NIGHT2)]
+    assert warehouse.query("select source_file, status, duplicate_of from ops.load_log order by observation_seq") == [
+        (NIGHT2, "loaded", None),
+        ("2026-11-03/resume_agent_again.csv", "repeat", NIGHT2),
+    ]
     assert warehouse.query("select count(*) from marts.resume_set_scores") == [(1,)]
     assert warehouse.query("select count(*) from raw.raw_resume_agent_rows") == [(4,)]
 
@@ -125,7 +126,14 @@ def test_reconciliation_test_fails_when_rows_go_missing(built):
     with pytest.raises(runner.DbtFailed):
         runner.run_dbt(
             warehouse.paths,
-            ["build", "--select", "file_reconciliation+", "--project-dir", str(warehouse.paths.project_dir),
-             "--vars", "{reuse: false}"],
+            [
+                "build",
+                "--select",
+                "file_reconciliation+",
+                "--project-dir",
+                str(warehouse.paths.project_dir),
+                "--vars",
+                "{reuse: false}",
+            ],
             quiet=True,
         )

@@ -32,8 +32,11 @@ def test_sample_build_runs_unit_tests_and_reports_every_set(sample_build):
     unit = [r for r in run_results["results"] if r["unique_id"].startswith("unit_test.")]
     assert len(unit) >= 7
     # every node succeeds but the verdict on the sample's deliberate bad input
-    failed = {r["unique_id"] for r in run_results["results"]
-              if not r["unique_id"].startswith("exposure.") and r["status"] not in ("success", "pass")}
+    failed = {
+        r["unique_id"]
+        for r in run_results["results"]
+        if not r["unique_id"].startswith("exposure.") and r["status"] not in ("success", "pass")
+    }
     assert failed == {gates.REJECTED_INPUT_TEST}
     sets = [r[0] for r in sample_build.query("select set_id from marts.resume_set_scores order by 1")]
     assert sets == [
@@ -76,14 +79,15 @@ def test_sample_rejections_are_the_deliberate_ones(sample_build):
         "select line_number, reason from ops.rejected_rows where kind = 'recruit_agent' order by 1"
     ) == [(32, "invalid_json"), (33, "missing_required_field"), (34, "missing_item_id")]
     assert sample_build.query("select distinct encoding from ops.load_log where status = 'loaded' order by 1") == [
-        ("cp949",), ("utf-8",), ("utf-8-sig",),
+        ("cp949",),
+        ("utf-8",),
+        ("utf-8-sig",),
     ]
 
 
 def test_sample_engagement_runs_and_reports(sample_build):
     runs = sample_build.query(
-        "select set_id, evaluation_state, interpretation_band is not null"
-        " from marts.engagement_run_scores order by 1"
+        "select set_id, evaluation_state, interpretation_band is not null from marts.engagement_run_scores order by 1"
     )
     assert runs == [
         ("2026-11-01/engagement/sim-20261101-01", "evaluated", True),
@@ -91,13 +95,13 @@ def test_sample_engagement_runs_and_reports(sample_build):
         ("2026-11-02/engagement/sim-20261102-02", "no_expected", False),
     ]
     # the sample covers ignored lines and a persona expected but absent from the logs
-    (n_not_act, n_not_ok) = sample_build.query(
-        "select sum(n_not_act), sum(n_not_ok) from marts.engagement_run_scores"
-    )[0]
+    (n_not_act, n_not_ok) = sample_build.query("select sum(n_not_act), sum(n_not_ok) from marts.engagement_run_scores")[
+        0
+    ]
     assert n_not_act > 0 and n_not_ok > 0
-    assert sample_build.query(
-        "select persona from marts.engagement_persona_scores where not in_logs"
-    ) == [("p-50s-golf",)]
+    assert sample_build.query("select persona from marts.engagement_persona_scores where not in_logs") == [
+        ("p-50s-golf",)
+    ]
     for set_id in [r[0] for r in runs]:
         date, _, run_id = set_id.split("/")
         assert (sample_build.paths.reports_dir / "engagement" / date / f"{run_id}.md").is_file()
@@ -122,11 +126,15 @@ def test_latency_percentiles_equal_duckdbs_quantile_cont(sample_build):
         from f
         group by grouping sets ((set_id, item_filter), (set_id, item_filter, round),
                                 (set_id, item_filter, segment), (set_id, item_filter, round, segment))""")
-    mart = {(r["set_id"], r["item_filter"], r["scope"], r["round"], r["segment"]): r for r in sample_build.dicts(
-        "select * from marts.history_latency_percentiles")}
+    mart = {
+        (r["set_id"], r["item_filter"], r["scope"], r["round"], r["segment"]): r
+        for r in sample_build.dicts("select * from marts.history_latency_percentiles")
+    }
     assert len(mart) == len(reference) > 50
-    n_ties = sample_build.query("select count(*) from (select set_id, latency_sec from intermediate.int_history__items "
-                                "where latency_sec is not null group by all having count(*) > 1)")[0][0]
+    n_ties = sample_build.query(
+        "select count(*) from (select set_id, latency_sec from intermediate.int_history__items "
+        "where latency_sec is not null group by all having count(*) > 1)"
+    )[0][0]
     assert n_ties > 0  # the check covers repeated values
     for ref in reference:
         row = mart[(ref["set_id"], ref["item_filter"], ref["scope"], ref["round"], ref["segment"])]
@@ -172,8 +180,19 @@ def test_sample_covers_every_encoding_and_case():
     for marker in ("S-MULTILINE", "S-BADJSON", "S-BLANKJSON", "S-BADTRACK", "S-DUP", "S-LLM"):
         assert marker in text
     recruit = (SAMPLE_DROPS / "2026-11-01" / "recruit_agent_nightly.jsonl").read_text(encoding="utf-8")
-    for marker in ("S-ONCE", "S-BADRAW", "S-BADCHECK", "S-CLASS", "S-BROKEN", "S-NORAW", "S-NOID",
-                   "accuracyChecks", "@check", "latency_ms", "MULTI"):
+    for marker in (
+        "S-ONCE",
+        "S-BADRAW",
+        "S-BADCHECK",
+        "S-CLASS",
+        "S-BROKEN",
+        "S-NORAW",
+        "S-NOID",
+        "accuracyChecks",
+        "@check",
+        "latency_ms",
+        "MULTI",
+    ):
         assert marker in recruit
     assert (SAMPLE_DROPS / "2026-11-02" / "recruit_agent_nightly.jsonl").read_bytes().startswith(b"\xef\xbb\xbf")
 

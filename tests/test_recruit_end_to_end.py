@@ -82,42 +82,203 @@ def test_item_scores(built):
         [SET],
     )
     assert rows == [
-        (1, "Q1", "1/1", "ok", "verdict", 5, "expected_result", 4, 3, "checks", 4,
-         "VIEW", "derived", "SINGLE", "response_time_sec", 4.2, 5, 5),
-        (2, "Q2", "1/1", "ok", "verdict", 3, "expected_result", 4, 4, "checks", 5,
-         "ADD", "derived", "SINGLE", "response_time_sec", 5.0, 5, 5),
-        (3, "Q3", "1/1", "error", "verdict", 0, "accuracy_checks", 1, 1, "error", 0,
-         "ERROR", "derived", "MULTI", "response_time_sec", 61.0, 0, 0),
-        (4, "Q4", "1/1", "error", "status", 0, "expected_result", 1, 0, "raw_unparseable", 0,
-         "ERROR", "derived", "SINGLE", "latency_ms", 2.5, 5, 0),
-        (5, "Q1", "2/1", "ok", "verdict", 4, "accuracy_checks", 2, 1, "checks", 3,
-         "VIEW", "given", "SINGLE", "latency_ms", 8.0, 4, 5),
-        (6, "Q2", "2/1", "ok", "verdict", 1, "expected_result", 5, 2, "checks", 2,
-         "ADD", "derived", "SINGLE", "response_time_sec", 5.01, 4, 5),
-        (7, "Q3", "2/1", "ok", "status", 5, "expected_result", 3, 3, "checks", 5,
-         "MOVE", "derived", "MULTI", "response_time_sec", 20.0, 5, 5),
-        (8, "Q1", "3/1", "partial", "status", 4, "expected_result", 2, 0, "checks", 0,
-         "CLARIFY", "derived", "SINGLE", "response_time_sec", 12.5, 2, 5),
-        (9, "Q2", "3/1", "ok", "verdict", 2, "accuracy_checks", 5, 1, "checks", 1,
-         "UPDATE", "given", "SINGLE", "response_time_sec", 6.0, 4, 5),
+        (
+            1,
+            "Q1",
+            "1/1",
+            "ok",
+            "verdict",
+            5,
+            "expected_result",
+            4,
+            3,
+            "checks",
+            4,
+            "VIEW",
+            "derived",
+            "SINGLE",
+            "response_time_sec",
+            4.2,
+            5,
+            5,
+        ),
+        (
+            2,
+            "Q2",
+            "1/1",
+            "ok",
+            "verdict",
+            3,
+            "expected_result",
+            4,
+            4,
+            "checks",
+            5,
+            "ADD",
+            "derived",
+            "SINGLE",
+            "response_time_sec",
+            5.0,
+            5,
+            5,
+        ),
+        (
+            3,
+            "Q3",
+            "1/1",
+            "error",
+            "verdict",
+            0,
+            "accuracy_checks",
+            1,
+            1,
+            "error",
+            0,
+            "ERROR",
+            "derived",
+            "MULTI",
+            "response_time_sec",
+            61.0,
+            0,
+            0,
+        ),
+        (
+            4,
+            "Q4",
+            "1/1",
+            "error",
+            "status",
+            0,
+            "expected_result",
+            1,
+            0,
+            "raw_unparseable",
+            0,
+            "ERROR",
+            "derived",
+            "SINGLE",
+            "latency_ms",
+            2.5,
+            5,
+            0,
+        ),
+        (
+            5,
+            "Q1",
+            "2/1",
+            "ok",
+            "verdict",
+            4,
+            "accuracy_checks",
+            2,
+            1,
+            "checks",
+            3,
+            "VIEW",
+            "given",
+            "SINGLE",
+            "latency_ms",
+            8.0,
+            4,
+            5,
+        ),
+        (
+            6,
+            "Q2",
+            "2/1",
+            "ok",
+            "verdict",
+            1,
+            "expected_result",
+            5,
+            2,
+            "checks",
+            2,
+            "ADD",
+            "derived",
+            "SINGLE",
+            "response_time_sec",
+            5.01,
+            4,
+            5,
+        ),
+        (
+            7,
+            "Q3",
+            "2/1",
+            "ok",
+            "status",
+            5,
+            "expected_result",
+            3,
+            3,
+            "checks",
+            5,
+            "MOVE",
+            "derived",
+            "MULTI",
+            "response_time_sec",
+            20.0,
+            5,
+            5,
+        ),
+        (
+            8,
+            "Q1",
+            "3/1",
+            "partial",
+            "status",
+            4,
+            "expected_result",
+            2,
+            0,
+            "checks",
+            0,
+            "CLARIFY",
+            "derived",
+            "SINGLE",
+            "response_time_sec",
+            12.5,
+            2,
+            5,
+        ),
+        (
+            9,
+            "Q2",
+            "3/1",
+            "ok",
+            "verdict",
+            2,
+            "accuracy_checks",
+            5,
+            1,
+            "checks",
+            1,
+            "UPDATE",
+            "given",
+            "SINGLE",
+            "response_time_sec",
+            6.0,
+            4,
+            5,
+        ),
     ]
     ratios = built.query(
         "select line_number, accuracy_ratio from marts.recruit_item_scores where set_id = ? order by 1",
         [SET],
     )
     # 3/4, 4/4, 1/1, 0/1, 1/2, 2/5, 3/3, 0/2, 1/5
-    assert ratios == [(1, 0.75), (2, 1.0), (3, 1.0), (4, 0.0), (5, 0.5), (6, 0.4),
-                      (7, 1.0), (8, 0.0), (9, 0.2)]
+    assert ratios == [(1, 0.75), (2, 1.0), (3, 1.0), (4, 0.0), (5, 0.5), (6, 0.4), (7, 1.0), (8, 0.0), (9, 0.2)]
 
 
 def test_ui_signatures_ignore_key_and_element_order(built):
-    sig = dict(built.query(
-        "select line_number, ui_signature from marts.recruit_item_scores where set_id = ?", [SET]
-    ))
+    sig = dict(built.query("select line_number, ui_signature from marts.recruit_item_scores where set_id = ?", [SET]))
     # canonical JSON: element keys sorted, value.nodeId / value.nodeType lifted,
     # missing filterType is null
-    s1 = ('[{"actionType":"APPLY","filterType":"GENDER","formType":"FILTER","nodeId":"n1",'
-          '"nodeType":"GENDER","planId":"p1","setting":{"operator":"eq","values":["female"]}}]')
+    s1 = (
+        '[{"actionType":"APPLY","filterType":"GENDER","formType":"FILTER","nodeId":"n1",'
+        '"nodeType":"GENDER","planId":"p1","setting":{"operator":"eq","values":["female"]}}]'
+    )
     assert sig[1] == s1
     assert sig[5] == s1  # every key reordered
     assert sig[2] == sig[6]  # the two elements reversed
@@ -204,8 +365,7 @@ def test_set_scores_and_weighted_total(built):
     assert row["consistency_score"] == approx(consistency)
     # 0.20 x 25/9 + 0.10 x 55/24 + 0.30 x 73/36 + 0.20 x 133/36 + 0.20 x 25/6
     # = 0.5556 + 0.2292 + 0.6083 + 0.7389 + 0.8333 = 2.9653
-    total = (F(1, 5) * intent + F(1, 10) * consistency + F(3, 10) * accuracy
-             + F(1, 5) * latency + F(1, 5) * stability)
+    total = F(1, 5) * intent + F(1, 10) * consistency + F(3, 10) * accuracy + F(1, 5) * latency + F(1, 5) * stability
     assert row["weighted_total"] == approx(total)
     assert round(row["weighted_total"], 4) == 2.9653
     assert (row["n_checks"], row["n_checks_passed"], row["n_checks_invalid"]) == (27, 15, 1)
@@ -220,8 +380,18 @@ def test_latency_distribution(built):
     )
     # MULTI: L7 20 s -> 5, L3 61 s -> 0; SINGLE: 5 <- L1 L2 L4, 4 <- L5 L6 L9, 2 <- L8
     assert rows == [
-        ("MULTI", 5, 1), ("MULTI", 4, 0), ("MULTI", 3, 0), ("MULTI", 2, 0), ("MULTI", 1, 0), ("MULTI", 0, 1),
-        ("SINGLE", 5, 3), ("SINGLE", 4, 3), ("SINGLE", 3, 0), ("SINGLE", 2, 1), ("SINGLE", 1, 0), ("SINGLE", 0, 0),
+        ("MULTI", 5, 1),
+        ("MULTI", 4, 0),
+        ("MULTI", 3, 0),
+        ("MULTI", 2, 0),
+        ("MULTI", 1, 0),
+        ("MULTI", 0, 1),
+        ("SINGLE", 5, 3),
+        ("SINGLE", 4, 3),
+        ("SINGLE", 3, 0),
+        ("SINGLE", 2, 1),
+        ("SINGLE", 1, 0),
+        ("SINGLE", 0, 0),
     ]
 
 
@@ -243,8 +413,14 @@ def test_rejected_rows_and_reconciliation(built):
 
 def test_report(built):
     text = (built.paths.reports_dir / "recruit_agent" / "2026-11-01" / "recruit_agent_basic.md").read_text()
-    for metric, score in [("의도 충족", "2.78"), ("정확성", "2.03"), ("일관성", "2.29"),
-                          ("응답 속도(기본)", "4.00"), ("응답 속도(다중 도구)", "2.50"), ("안정성", "4.17")]:
+    for metric, score in [
+        ("의도 충족", "2.78"),
+        ("정확성", "2.03"),
+        ("일관성", "2.29"),
+        ("응답 속도(기본)", "4.00"),
+        ("응답 속도(다중 도구)", "2.50"),
+        ("안정성", "4.17"),
+    ]:
         assert f"| {metric} | {score} |" in text
     assert "종합 점수(선택)" in text and "**2.97**" in text
     # failing checks and the least consistent query (Q4, run once) are listed
@@ -259,6 +435,7 @@ def test_report(built):
 def test_rerun_full_refresh_and_changed_file(built):
     """Runs last (module order): it rebuilds the module's warehouse. Models
     only (`dbt run`): the data tests already ran in the module's build."""
+
     def snapshot() -> dict[str, list[tuple]]:
         return {t: built.query(f"select * from {t} order by all") for t in RECRUIT_TABLES}
 
@@ -273,8 +450,7 @@ def test_rerun_full_refresh_and_changed_file(built):
 
     # the file changes at the same path: its set is replaced (L9 dropped)
     path = built.drops / SET
-    kept = [line for line in path.read_text(encoding="utf-8").splitlines()
-            if '"itemId": "i09"' not in line]
+    kept = [line for line in path.read_text(encoding="utf-8").splitlines() if '"itemId": "i09"' not in line]
     path.write_text("\n".join(kept) + "\n", encoding="utf-8")
     dbt_run()
     assert built.query("select count(*) from marts.recruit_item_scores where set_id = ?", [SET]) == [(8,)]
@@ -283,8 +459,7 @@ def test_rerun_full_refresh_and_changed_file(built):
     ) == [(1, 27 - 5)]  # L9's five accuracyChecks are gone
     # Q2 now runs twice: labels ADD ADD, signatures S2 S2 -> 5
     assert built.query(
-        "select n_runs, consistency_score from marts.recruit_query_consistency"
-        " where set_id = ? and query_id = 'Q2'",
+        "select n_runs, consistency_score from marts.recruit_query_consistency where set_id = ? and query_id = 'Q2'",
         [SET],
     ) == [(2, 5.0)]
     assert json.loads(FIXTURE_FILE.read_text(encoding="utf-8").splitlines()[8])["itemId"] == "i09"

@@ -134,9 +134,7 @@ def test_consistency_pairs_use_first_line_of_duplicates(built):
 
 
 def test_per_track_tables(built):
-    rows = built.dicts(
-        "select * from marts.resume_set_track_scores where set_id = ? order by track", [SET]
-    )
+    rows = built.dicts("select * from marts.resume_set_track_scores where set_id = ? order by track", [SET])
     t1, t2, t3 = rows
     # Track 1: 1/1 Q1 5, Q4 0, Q8 4 -> 3; 2/1 Q1 4.5, Q4 5, dup 0 -> 9.5/3
     assert t1["intent_score"] == pytest.approx((3 + 9.5 / 3) / 2)
@@ -174,8 +172,7 @@ def test_latency_distribution(built):
 
 def test_rejected_rows_and_reconciliation(built):
     rows = built.query(
-        "select line_number, reason, raw_text from ops.rejected_rows where source_file = ?"
-        " order by line_number",
+        "select line_number, reason, raw_text from ops.rejected_rows where source_file = ? order by line_number",
         [SET],
     )
     assert [(r[0], r[1]) for r in rows] == [(17, "invalid_track"), (18, "ragged_row")]

@@ -40,7 +40,10 @@ def run_python(code: str, *args: str, python: str | Path = sys.executable) -> An
     """Run `code` in a separate process; it prints one JSON document."""
     done = subprocess.run(
         [str(python), "-c", textwrap.dedent(code), *args],
-        capture_output=True, text=True, timeout=300, check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -87,17 +90,23 @@ class HeldReader:
     """A separate process holding one read-only connection to the published
     file open (like a dashboard); each `snapshot()` re-reads through it."""
 
-    CODE = SNAPSHOT + """
+    CODE = (
+        SNAPSHOT
+        + """
 import duckdb, json, sys
 con = duckdb.connect(sys.argv[1], read_only=True)
 for line in sys.stdin:
     print(json.dumps(snapshot(con)), flush=True)
 """
+    )
 
     def __init__(self, db_path: Path) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-c", self.CODE, str(db_path)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         self.first = self.snapshot()
 
@@ -121,7 +130,9 @@ class LoopingReader:
     published file (new connection each time, like a BI tool reconnecting)
     and the Parquet folders, and records every error or inconsistency."""
 
-    CODE = SNAPSHOT + """
+    CODE = (
+        SNAPSHOT
+        + """
 import duckdb, json, os, sys, time
 db, parquet, stop, ready = sys.argv[1:5]
 seen, errors, n = [], [], 0
@@ -156,13 +167,16 @@ while True:
     time.sleep(0.5)  # a gentle reader: the build shares the CPU
 print(json.dumps({"seen": seen, "errors": errors, "iterations": n}))
 """
+    )
 
     def __init__(self, db_path: Path, parquet_dir: Path, work_dir: Path) -> None:
         self.stop_file = work_dir / "stop"
         ready = work_dir / "ready"
         self.proc = subprocess.Popen(
             [sys.executable, "-c", self.CODE, str(db_path), str(parquet_dir), str(self.stop_file), str(ready)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         deadline = time.monotonic() + 120
         while not ready.exists():  # its first look is at the file before the build
@@ -305,15 +319,25 @@ def test_published_file_and_public_marts_use_bi_safe_types_only(served):
 
 def test_unsafe_types_are_named():
     columns = [
-        ("marts", "t", "n", "BIGINT"), ("marts", "t", "d", "DECIMAL(18,3)"),
-        ("marts", "t", "total", "HUGEINT"), ("marts", "t", "u", "UBIGINT"),
-        ("marts", "t", "tags", "VARCHAR[]"), ("marts", "t", "s", "STRUCT(a INTEGER)"),
-        ("marts", "t", "m", "MAP(VARCHAR, INTEGER)"), ("marts", "t", "j", "JSON"),
+        ("marts", "t", "n", "BIGINT"),
+        ("marts", "t", "d", "DECIMAL(18,3)"),
+        ("marts", "t", "total", "HUGEINT"),
+        ("marts", "t", "u", "UBIGINT"),
+        ("marts", "t", "tags", "VARCHAR[]"),
+        ("marts", "t", "s", "STRUCT(a INTEGER)"),
+        ("marts", "t", "m", "MAP(VARCHAR, INTEGER)"),
+        ("marts", "t", "j", "JSON"),
         ("marts", "t", "x", "UNION(a INTEGER, b VARCHAR)"),
     ]
     problems = publish.type_problems(columns)
     assert [p.split(" ")[0] for p in problems] == [
-        "marts.t.total", "marts.t.u", "marts.t.tags", "marts.t.s", "marts.t.m", "marts.t.j", "marts.t.x",
+        "marts.t.total",
+        "marts.t.u",
+        "marts.t.tags",
+        "marts.t.s",
+        "marts.t.m",
+        "marts.t.j",
+        "marts.t.x",
     ]
 
 
@@ -471,16 +495,26 @@ def fake_manifest(*tables: tuple[str, str]) -> dict[str, Any]:
         "metadata": {"project_name": "agent_eval", "invocation_id": "test"},
         "nodes": {
             f"model.agent_eval.{name}": {
-                "resource_type": "model", "package_name": "agent_eval", "schema": schema,
-                "name": name, "alias": name, "description": f"One row per {name}.",
+                "resource_type": "model",
+                "package_name": "agent_eval",
+                "schema": schema,
+                "name": name,
+                "alias": name,
+                "description": f"One row per {name}.",
                 "columns": {"n": {"description": "A number."}},
                 "config": {"materialized": "table", "contract": {"enforced": True}},
             }
             for schema, name in tables
-        } | {
+        }
+        | {
             "model.agent_eval.stg_x": {
-                "resource_type": "model", "package_name": "agent_eval", "schema": "staging",
-                "name": "stg_x", "alias": "stg_x", "description": "", "columns": {},
+                "resource_type": "model",
+                "package_name": "agent_eval",
+                "schema": "staging",
+                "name": "stg_x",
+                "alias": "stg_x",
+                "description": "",
+                "columns": {},
                 "config": {"materialized": "view"},
             }
         },
@@ -488,8 +522,7 @@ def fake_manifest(*tables: tuple[str, str]) -> dict[str, Any]:
 
 
 def test_a_refused_publish_leaves_the_served_files_as_they_were(tmp_path):
-    paths = Paths(project_dir=PROJECT_DIR, db_path=tmp_path / "work.duckdb",
-                  drops_dir=tmp_path, reports_dir=tmp_path)
+    paths = Paths(project_dir=PROJECT_DIR, db_path=tmp_path / "work.duckdb", drops_dir=tmp_path, reports_dir=tmp_path)
     with duckdb.connect(str(paths.db_path)) as con:
         con.execute("create schema marts; create table marts.good as select 1::bigint as n")
         con.execute("create schema staging; create view staging.stg_x as select 1 as n")
@@ -497,9 +530,7 @@ def test_a_refused_publish_leaves_the_served_files_as_they_were(tmp_path):
     assert first.db_path == tmp_path / "published" / "work.duckdb"
     assert published_counts(first.db_path) == {"marts.good": 1, "ops.published_tables": 2}
     with duckdb.connect(str(first.db_path), read_only=True) as con:
-        assert con.sql("select comment from duckdb_columns() where column_name = 'n'").fetchall() == [
-            ("A number.",)
-        ]
+        assert con.sql("select comment from duckdb_columns() where column_name = 'n'").fetchall() == [("A number.",)]
     before = (sha256(first.db_path), os.readlink(first.parquet_dir), sorted(os.listdir(paths.publish_dir)))
 
     with duckdb.connect(str(paths.db_path)) as con:
@@ -532,8 +563,9 @@ def test_publish_command_publishes_what_a_plain_dbt_build_left(built):
     shutil.rmtree(wh.paths.publish_dir)
     assert cli.cmd_publish(wh.paths) == cli.EXIT_OK
     with duckdb.connect(str(wh.paths.published_db), read_only=True) as pub:
-        listed = pub.execute("select schema_name, table_name, n_rows from ops.published_tables "
-                             "where table_name <> 'published_tables'").fetchall()
+        listed = pub.execute(
+            "select schema_name, table_name, n_rows from ops.published_tables where table_name <> 'published_tables'"
+        ).fetchall()
     assert len(listed) > 30
     with duckdb.connect(str(wh.paths.db_path), read_only=True) as work:
         for schema, table, n_rows in listed:
@@ -559,14 +591,28 @@ def test_plain_dbt_build_names_rejected_input_and_still_builds_every_good_set(bu
     wh, code = built("basic")
     assert code == EXIT_REJECTED
     with duckdb.connect(str(wh.paths.db_path), read_only=True) as con:
-        rejected = sorted({r[0] for r in con.execute(
-            "select source_file from ops.rejected_files where is_latest union all "
-            "select source_file from ops.rejected_rows where is_current").fetchall()})
+        rejected = sorted(
+            {
+                r[0]
+                for r in con.execute(
+                    "select source_file from ops.rejected_files where is_latest union all "
+                    "select source_file from ops.rejected_rows where is_current"
+                ).fetchall()
+            }
+        )
         sets_before = con.execute("select count(*) from marts.resume_set_scores").fetchone()[0]
     assert rejected and sets_before > 0
     cwd, _ = wh.paths.dbt_location()
-    command = [sys.executable, "-c", "from dbt.cli.main import cli; cli()", "build", "--selector", "nightly",
-               "--project-dir", str(PROJECT_DIR)]
+    command = [
+        sys.executable,
+        "-c",
+        "from dbt.cli.main import cli; cli()",
+        "build",
+        "--selector",
+        "nightly",
+        "--project-dir",
+        str(PROJECT_DIR),
+    ]
 
     strict = subprocess.run(command, cwd=cwd, env=wh.paths.dbt_env(), capture_output=True, text=True)
     assert strict.returncode == 1, strict.stdout[-2000:]
@@ -577,8 +623,13 @@ def test_plain_dbt_build_names_rejected_input_and_still_builds_every_good_set(bu
     with duckdb.connect(str(wh.paths.db_path), read_only=True) as con:
         assert con.execute("select count(*) from marts.resume_set_scores").fetchone()[0] == sets_before
 
-    lenient = subprocess.run([*command, "--vars", "{rejected_input_severity: warn}"], cwd=cwd,
-                             env=wh.paths.dbt_env(), capture_output=True, text=True)
+    lenient = subprocess.run(
+        [*command, "--vars", "{rejected_input_severity: warn}"],
+        cwd=cwd,
+        env=wh.paths.dbt_env(),
+        capture_output=True,
+        text=True,
+    )
     assert lenient.returncode == 0, lenient.stdout[-2000:]
     assert "Warning in test assert_no_rejected_input" in lenient.stdout
     for source_file in rejected:

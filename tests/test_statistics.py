@@ -34,7 +34,8 @@ def t975(df: int) -> float:
 def test_set_metric_intervals_use_the_exact_t_quantile(published):
     rows = published.execute(
         "select set_id, metric, metric_value, n_clusters, std_error, ci_low, ci_high from marts.history_set_metrics "
-        "where ci_method = 'cluster_robust_t' and n_clusters >= 2 and std_error > 0").fetchall()
+        "where ci_method = 'cluster_robust_t' and n_clusters >= 2 and std_error > 0"
+    ).fetchall()
     dfs = {r[3] - 1 for r in rows}
     assert any(30 < df < 120 for df in dfs), dfs  # where the stepped table was wrong
     for set_id, metric, value, n_clusters, se, low, high in rows:
@@ -46,7 +47,8 @@ def test_set_metric_intervals_use_the_exact_t_quantile(published):
 def test_baseline_delta_intervals_use_the_exact_t_quantile(published):
     rows = published.execute(
         "select set_id, metric, delta, n_clusters, baseline_n_clusters, delta_std_error, delta_ci_low, "
-        "delta_ci_high from marts.history_metric_diffs where delta_std_error > 0").fetchall()
+        "delta_ci_high from marts.history_metric_diffs where delta_std_error > 0"
+    ).fetchall()
     assert rows
     for set_id, metric, delta, n, n_base, se, low, high in rows:
         half = t975(min(n, n_base) - 1) * se
@@ -55,8 +57,10 @@ def test_baseline_delta_intervals_use_the_exact_t_quantile(published):
 
 
 def test_mcnemar_exact_p_matches_the_binomial_test(published):
-    rows = published.execute("select set_id, n_pass_fail, n_fail_pass, p_value from marts.history_flip_tests "
-                             "where n_pass_fail + n_fail_pass > 0").fetchall()
+    rows = published.execute(
+        "select set_id, n_pass_fail, n_fail_pass, p_value from marts.history_flip_tests "
+        "where n_pass_fail + n_fail_pass > 0"
+    ).fetchall()
     assert rows
     for set_id, b, c, p in rows:
         expected = stats.binomtest(min(b, c), b + c, 0.5, alternative="two-sided").pvalue
@@ -64,11 +68,14 @@ def test_mcnemar_exact_p_matches_the_binomial_test(published):
 
 
 def test_pass_at_k_matches_the_unbiased_estimator(published):
-    rows = published.execute("select n_runs, n_pass, k, pass_at_k, pass_hat_k from marts.history_query_pass_at_k"
-                             ).fetchall()
+    rows = published.execute(
+        "select n_runs, n_pass, k, pass_at_k, pass_hat_k from marts.history_query_pass_at_k"
+    ).fetchall()
     assert any(0 < c < n for n, c, *_ in rows)  # some query passed some of its runs
     for n, c, k, pass_at_k, pass_hat_k in rows:
-        assert pass_at_k == pytest.approx(1 - special.comb(n - c, k, exact=True) / special.comb(n, k, exact=True),
-                                          rel=REL, abs=1e-12)
-        assert pass_hat_k == pytest.approx(special.comb(c, k, exact=True) / special.comb(n, k, exact=True),
-                                           rel=REL, abs=1e-12)
+        assert pass_at_k == pytest.approx(
+            1 - special.comb(n - c, k, exact=True) / special.comb(n, k, exact=True), rel=REL, abs=1e-12
+        )
+        assert pass_hat_k == pytest.approx(
+            special.comb(c, k, exact=True) / special.comb(n, k, exact=True), rel=REL, abs=1e-12
+        )

@@ -30,11 +30,11 @@ def wh(module_built) -> Warehouse:
 
 
 def test_invalid_datasets_are_rejected_whole_with_the_reason(wh):
-    assert wh.query(
-        "select source_file, reject_reason from ops.rejected_files where is_latest order by 1"
-    ) == [
-        ("2026-11-03/summary_bad_threshold.json",
-         "not a valid dataset: threshold 'summary_accuracy' = 1.5 is not in [0, 1]"),
+    assert wh.query("select source_file, reject_reason from ops.rejected_files where is_latest order by 1") == [
+        (
+            "2026-11-03/summary_bad_threshold.json",
+            "not a valid dataset: threshold 'summary_accuracy' = 1.5 is not in [0, 1]",
+        ),
         ("2026-11-03/summary_missing_answer.json", "not a valid dataset: test_cases[0] lacks answer"),
         ("2026-11-03/summary_no_cases.json", "not a valid dataset: no 'test_cases' list"),
     ]
@@ -57,10 +57,7 @@ def test_unscorable_cases_are_rejected_rows_and_counts_reconcile(wh):
 
 
 def test_case_scores_by_hand(wh):
-    rows = {
-        r["case_id"]: r
-        for r in wh.dicts("select * from marts.summary_case_scores where set_id = ?", [CLAIMS])
-    }
+    rows = {r["case_id"]: r for r in wh.dicts("select * from marts.summary_case_scores where set_id = ?", [CLAIMS])}
     assert sorted(rows) == ["tc-001", "tc-002", "tc-003", "tc-004", "tc-005"]
 
     c1 = rows["tc-001"]
@@ -136,10 +133,7 @@ def test_bom_dataset_normalizes_percent_and_dates(wh):
 
 
 def test_set_metrics_thresholds_and_warnings(wh):
-    metrics = {
-        r["metric"]: r
-        for r in wh.dicts("select * from marts.summary_set_metrics where set_id = ?", [CLAIMS])
-    }
+    metrics = {r["metric"]: r for r in wh.dicts("select * from marts.summary_set_metrics where set_id = ?", [CLAIMS])}
     acc = metrics["summary_accuracy"]
     # (1 + 1/3 + 1 + 0.5 + 0) / 5 = 0.5667; dataset threshold 0.7 overrides 0.9;
     # pass: tc-001, tc-003 -> 2/5
@@ -158,7 +152,10 @@ def test_set_metrics_thresholds_and_warnings(wh):
         assert (metrics[m]["pass_rate"], metrics[m]["is_below_threshold"]) == (0.8, False)
     s = wh.dicts("select * from marts.summary_set_scores where set_id = ?", [CLAIMS])[0]
     assert (s["dataset_name"], s["dataset_version"], s["n_test_cases"], s["n_scored_cases"]) == (
-        "보험 상담 요약 평가", "1.0.0", 7, 5,
+        "보험 상담 요약 평가",
+        "1.0.0",
+        7,
+        5,
     )
     assert (s["n_warnings"], s["n_all_pass_cases"], s["summary_accuracy_threshold"]) == (2, 1, 0.7)
     assert s["thresholds_json"] == '{"summary_accuracy":0.7,"faithfulness":0.8}'
@@ -200,7 +197,10 @@ def test_judge_is_off_by_default(wh, monkeypatch, capsys):
 def test_report_per_dataset(wh):
     text = (wh.paths.reports_dir / "summary" / "2026-11-03" / "summary_claims.md").read_text(encoding="utf-8")
     assert "# 보험 요약 메트릭 리포트 — 보험 상담 요약 평가" in text
-    assert "| `summary_accuracy` | 요약 정확도 (엔티티 근거) | 0.567 | 0.567 | 0.70 (데이터셋) | 40.0% | ⚠️ 임계값 미달 |" in text
+    assert (
+        "| `summary_accuracy` | 요약 정확도 (엔티티 근거) | 0.567 | 0.567 | 0.70 (데이터셋) | 40.0% | ⚠️ 임계값 미달 |"
+        in text
+    )
     assert "| `summary_non_definitive` | 단정 표현 억제 | 0.800 | 0.800 | 0.80 | 80.0% | ✅ 통과 |" in text
     # worst cases: tc-002 (3 failed metrics) first, then tc-004 / tc-005 (2 each,
     # mean 0.625 < 0.667), then tc-003
@@ -212,8 +212,12 @@ def test_report_per_dataset(wh):
 
 def test_excel_export_writes_every_mart_with_json_as_text(wh, tmp_path):
     out = tmp_path / "summary.xlsx"
-    assert cli.main(["export", "--db", str(wh.paths.db_path), "--out", str(out),
-                     "--project-dir", str(wh.paths.project_dir)]) == cli.EXIT_OK
+    assert (
+        cli.main(
+            ["export", "--db", str(wh.paths.db_path), "--out", str(out), "--project-dir", str(wh.paths.project_dir)]
+        )
+        == cli.EXIT_OK
+    )
     book = load_workbook(out)
     assert book.sheetnames == ["set_scores", "set_metrics", "case_scores", "review_queue", "rejected_rows"]
     cases = list(book["case_scores"].iter_rows(values_only=True))

@@ -149,23 +149,22 @@ def test_every_attempt_is_recorded_with_model_and_prompt_version(judged):
         ("tc-005", "summary_needs_followup", "ok", 1.0, "fake-judge-1", v),
     ]
     assert 2 <= FakeChat.most_active <= CONCURRENCY  # items ran side by side, never more than allowed
-    errors = dict(judged.query(
-        "select case_id || '/' || metric, error from judge.summary_judgments where status <> 'ok'"
-    ))
+    errors = dict(
+        judged.query("select case_id || '/' || metric, error from judge.summary_judgments where status <> 'ok'")
+    )
     assert errors["tc-001/summary_needs_followup"] == "no reply within 1s"
     assert errors["tc-004/summary_accuracy"] == 'reply has no JSON object with a "score"'
     assert errors["tc-003/summary_needs_followup"].startswith("score 0.5 is not 0 or 1")
     assert errors["7/summary_risk_coverage"].startswith("HTTP 500")
-    assert dict(judged.query(
-        "select case_id, error from judge.summary_judgments where case_id = 'tc-005' and status = 'malformed'"
-    ))["tc-005"].startswith("reply is not a chat completion")
+    assert dict(
+        judged.query(
+            "select case_id, error from judge.summary_judgments where case_id = 'tc-005' and status = 'malformed'"
+        )
+    )["tc-005"].startswith("reply is not a chat completion")
 
 
 def test_final_scores_blend_successful_judgments_only(judged):
-    rows = {
-        r["case_id"]: r
-        for r in judged.dicts("select * from marts.summary_case_scores where set_id = ?", [CLAIMS])
-    }
+    rows = {r["case_id"]: r for r in judged.dicts("select * from marts.summary_case_scores where set_id = ?", [CLAIMS])}
     # tc-002 accuracy: 0.7 x 1/3 + 0.3 x 0.9 = 0.2333 + 0.27 = 0.5033; rule and llm kept
     assert rows["tc-002"]["summary_accuracy"] == pytest.approx(0.7 / 3 + 0.27)
     assert rows["tc-002"]["summary_accuracy_rule_score"] == pytest.approx(1 / 3)
@@ -188,23 +187,29 @@ def test_final_scores_blend_successful_judgments_only(judged):
 
 
 def test_set_means_use_final_scores(judged):
-    means = dict(judged.query(
-        "select metric, mean_score from marts.summary_set_metrics where set_id = ?", [CLAIMS]
-    ))
+    means = dict(judged.query("select metric, mean_score from marts.summary_set_metrics where set_id = ?", [CLAIMS]))
     # accuracy (1 + 0.5033 + 1 + 0.5 + 0) / 5; coverage (1 + 0 + 0.85 + 0 + 2/3) / 5;
     # non_definitive (1 + 0.06 + 1 + 1 + 1) / 5 = 0.812
     assert means["summary_accuracy"] == pytest.approx((1 + 0.7 / 3 + 0.27 + 1 + 0.5 + 0) / 5)
     assert means["summary_risk_coverage"] == pytest.approx((1 + 0 + 0.85 + 0 + 2 / 3) / 5)
     assert means["summary_non_definitive"] == pytest.approx(0.812)
     assert means["summary_needs_followup"] == pytest.approx(0.8)
-    assert judged.query(
-        "select judge_status, count(*) from marts.summary_review_queue group by 1 order by 1"
-    ) == [("failed", 4), ("judged", 5)]
+    assert judged.query("select judge_status, count(*) from marts.summary_review_queue group by 1 order by 1") == [
+        ("failed", 4),
+        ("judged", 5),
+    ]
 
 
 def test_a_second_run_retries_only_failed_items(judged, fake_endpoint):
-    config = judge.JudgeConfig(fake_endpoint, "fake-judge-1", None, TIMEOUT_SEC,
-                               max_attempts=MAX_ATTEMPTS, concurrency=CONCURRENCY, backoff_sec=0.01)
+    config = judge.JudgeConfig(
+        fake_endpoint,
+        "fake-judge-1",
+        None,
+        TIMEOUT_SEC,
+        max_attempts=MAX_ATTEMPTS,
+        concurrency=CONCURRENCY,
+        backoff_sec=0.01,
+    )
     before = len(FakeChat.requests)
     lines: list[str] = []
     run = judge.run_judge(judged.paths.db_path, config, progress=lines.append)
@@ -216,8 +221,14 @@ def test_a_second_run_retries_only_failed_items(judged, fake_endpoint):
 
 def test_retry_after_is_honoured_and_the_limit_bounds_a_run(fake_endpoint):
     config = judge.JudgeConfig(fake_endpoint, "fake-judge-1", None, TIMEOUT_SEC, max_attempts=MAX_ATTEMPTS)
-    item = {"set_id": "s", "file_sha256": "h", "case_id": "c", "metric": "summary_accuracy",
-            "answer": f"{RETRY_MARKER} 요약", "contexts_json": "[]"}
+    item = {
+        "set_id": "s",
+        "file_sha256": "h",
+        "case_id": "c",
+        "metric": "summary_accuracy",
+        "answer": f"{RETRY_MARKER} 요약",
+        "contexts_json": "[]",
+    }
     waits: list[float] = []
     rows = judge.judge_item(config, item, sleep=waits.append)
     assert [(r["status"], r["llm_score"]) for r in rows] == [("http_error", None), ("ok", 0.4)]
@@ -258,5 +269,7 @@ def test_judged_scores_are_published_at_once(judged):
     with duckdb.connect(str(judged.paths.published_db), read_only=True) as con:
         published = con.execute(
             "select summary_accuracy, summary_accuracy_llm_score from marts.summary_case_scores "
-            "where set_id = ? and case_id = 'tc-002'", [CLAIMS]).fetchone()
+            "where set_id = ? and case_id = 'tc-002'",
+            [CLAIMS],
+        ).fetchone()
     assert published == (pytest.approx(0.7 / 3 + 0.27), 0.9)

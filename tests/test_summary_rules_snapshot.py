@@ -36,8 +36,9 @@ def test_editing_a_rule_seed_changes_the_snapshot_and_rescores(project):
     assert first_build == cli.EXIT_REJECTED
     before = _query(project, "select distinct rule_snapshot from marts.summary_case_scores")
     # tc-002 says 무조건 and `전액  지급`: non_definitive 0.0 with the shipped seed
-    assert _query(project, "select summary_non_definitive from marts.summary_case_scores "
-                           "where case_id = 'tc-002'") == [(0.0,)]
+    assert _query(project, "select summary_non_definitive from marts.summary_case_scores where case_id = 'tc-002'") == [
+        (0.0,)
+    ]
 
     seed = project.project_dir / SEED
     lines = seed.read_text(encoding="utf-8").splitlines()
@@ -50,8 +51,10 @@ def test_editing_a_rule_seed_changes_the_snapshot_and_rescores(project):
     assert len(before) == len(after) == 1 and before != after
     assert _query(project, "select rule_snapshot from intermediate.int_summary__rule_snapshot") == after
     # without 무조건 / 전액 지급 the answer has no definitive expression: 1.0
-    assert _query(project, "select summary_non_definitive, definitive_expressions "
-                           "from marts.summary_case_scores where case_id = 'tc-002'") == [(1.0, None)]
+    assert _query(
+        project,
+        "select summary_non_definitive, definitive_expressions from marts.summary_case_scores where case_id = 'tc-002'",
+    ) == [(1.0, None)]
 
     marts = ["summary_case_scores", "summary_set_scores", "summary_set_metrics", "summary_review_queue"]
     incremental = {m: _query(project, f"select * from marts.{m} order by all") for m in marts}

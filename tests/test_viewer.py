@@ -152,13 +152,15 @@ def test_overview_has_a_card_per_set_of_the_newest_drop_linking_to_its_pages(ser
     assert response.status_code == 200
     html = body(response)
     with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
-        newest = con.execute("select distinct set_id from marts.history_set_metrics "
-                             "where drop_date = (select max(drop_date) from marts.history_set_metrics)").fetchall()
+        newest = con.execute(
+            "select distinct set_id from marts.history_set_metrics "
+            "where drop_date = (select max(drop_date) from marts.history_set_metrics)"
+        ).fetchall()
     cards = re.findall(r'<section class="card[^"]*" data-set="([^"]+)"', html)
     assert sorted(cards) == sorted(r[0] for r in newest)
     assert "2026-11-02" in html and "지원자 관리" in html and "H.채용" in html
     for set_id in cards:
-        assert f'/set?id={set_id}' in html.replace("%2F", "/")
+        assert f"/set?id={set_id}" in html.replace("%2F", "/")
     assert "/compare?set=" in html and "/series?id=" in html
     assert 'name="date"' in html  # another day can be chosen
     older = body(served.get("/?date=2026-11-01"))
@@ -196,8 +198,12 @@ def test_set_page_shows_the_score_distribution(served):
 
 def test_item_table_pages_through_every_item_once(served):
     with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
-        expected = sorted(r[0] for r in con.execute(
-            "select line_number from marts.resume_item_scores where set_id = ?", [RESUME]).fetchall())
+        expected = sorted(
+            r[0]
+            for r in con.execute(
+                "select line_number from marts.resume_item_scores where set_id = ?", [RESUME]
+            ).fetchall()
+        )
     assert len(expected) > 25
     seen: list[int] = []
     page = 1
@@ -214,8 +220,12 @@ def test_item_table_pages_through_every_item_once(served):
 
 
 def test_agent_text_is_escaped_everywhere(served):
-    pages = [f"/set?id={HOSTILE}", f"/item?set={HOSTILE}&line=2", f"/item?set={HOSTILE}&line=3",
-             f"/set?id={HOSTILE}&q=alert"]
+    pages = [
+        f"/set?id={HOSTILE}",
+        f"/item?set={HOSTILE}&line=2",
+        f"/item?set={HOSTILE}&line=3",
+        f"/set?id={HOSTILE}&q=alert",
+    ]
     for path in pages:
         html = body(served.get(path))
         assert "<script>alert(1)" not in html, path
@@ -234,8 +244,8 @@ def test_item_page_shows_question_answer_raw_json_and_the_other_round(served):
     assert "H2 질의" in html and "기간을 알려주시면 `code` | a | b" in html
     assert "partial" in html
     # Raw JSON pretty-printed (indented, Korean kept), not the one-line original
-    assert '&#34;responseTimeSec&#34;: 9' in html or '&quot;responseTimeSec&quot;: 9' in html
-    assert '\n  &#34;assistantMessage&#34;' in html or '\n  &quot;assistantMessage&quot;' in html
+    assert "&#34;responseTimeSec&#34;: 9" in html or "&quot;responseTimeSec&quot;: 9" in html
+    assert "\n  &#34;assistantMessage&#34;" in html or "\n  &quot;assistantMessage&quot;" in html
     # the same query's other round: line 5, and only it
     others = html.split("other rounds", 1)[1]
     assert re.findall(r'line=(\d+)"', others) == ["5"]
@@ -246,10 +256,17 @@ def test_recruit_item_page_lists_each_check_with_outcome_and_reason(served):
         line, n_checks, n_failed = con.execute(
             "select line_number, count(*), count(*) filter (where not is_passed) from marts.recruit_check_results "
             "where set_id = ? group by line_number order by count(*) filter (where not is_passed) desc, "
-            "line_number limit 1", [RECRUIT]).fetchone()
-        reasons = [r[0] for r in con.execute(
-            "select reason from marts.recruit_check_results where set_id = ? and line_number = ? "
-            "order by check_seq", [RECRUIT, line]).fetchall()]
+            "line_number limit 1",
+            [RECRUIT],
+        ).fetchone()
+        reasons = [
+            r[0]
+            for r in con.execute(
+                "select reason from marts.recruit_check_results where set_id = ? and line_number = ? "
+                "order by check_seq",
+                [RECRUIT, line],
+            ).fetchall()
+        ]
     html = body(served.get(f"/item?set={RECRUIT}&line={line}"))
     table = html.split('<table class="checks">', 1)[1].split("</table>", 1)[0]
     rows = re.findall(r'<tr class="(pass|fail)">', table)
@@ -271,8 +288,9 @@ def test_three_clicks_from_the_overview_to_a_failing_resume_item(served):
 def test_series_page_has_a_chart_per_metric_and_a_date_range(served):
     series_id = "resume_agent_nightly.csv"
     with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
-        metrics = con.execute("select count(distinct metric) from marts.history_metric_trends "
-                              "where series_id = ?", [series_id]).fetchone()[0]
+        metrics = con.execute(
+            "select count(distinct metric) from marts.history_metric_trends where series_id = ?", [series_id]
+        ).fetchone()[0]
     html = body(served.get(f"/series?id={series_id}"))
     blocks = re.findall(r'<script type="application/json" id="chart-\d+">(.*?)</script>', html, re.S)
     assert len(blocks) == metrics >= 4
@@ -288,15 +306,20 @@ def test_summary_page_cards_thresholds_filters_and_review_queue(served):
     assert cards == ["summary_accuracy", "summary_risk_coverage", "summary_non_definitive", "summary_needs_followup"]
     assert "threshold" in html and "Review queue" in html and "Rule snapshot" in html
     with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
-        failing = {r[0] for r in con.execute("select case_id from marts.summary_case_scores "
-                                             "where set_id = ? and not is_summary_accuracy_pass", [SUMMARY]).fetchall()}
+        failing = {
+            r[0]
+            for r in con.execute(
+                "select case_id from marts.summary_case_scores where set_id = ? and not is_summary_accuracy_pass",
+                [SUMMARY],
+            ).fetchall()
+        }
         total = con.execute("select count(*) from marts.summary_case_scores where set_id = ?", [SUMMARY]).fetchone()[0]
     below = body(served.get(f"/set?id={SUMMARY}&below=summary_accuracy"))
-    table = below.split("<h2 id=\"cases\">", 1)[1].split("</table>", 1)[0]
+    table = below.split('<h2 id="cases">', 1)[1].split("</table>", 1)[0]
     shown = set(re.findall(r'<tr class="(?:pass|fail)">\s*<td>([^<]+)</td>', table))
     assert shown == failing and len(failing) < total
     tagged = body(served.get(f"/set?id={SUMMARY}&tag=deductible"))
-    assert tagged.count('<tr class=') < html.count('<tr class=')
+    assert tagged.count("<tr class=") < html.count("<tr class=")
 
 
 def test_engagement_and_compare_pages(served):
@@ -306,43 +329,49 @@ def test_engagement_and_compare_pages(served):
     assert "Expected vs actual" in run and "Per persona" in run
     compare = body(served.get(f"/compare?set={RESUME_NIGHT2}"))
     with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
-        n_flips = con.execute("select count(*) from marts.history_flips where set_id = ?", [RESUME_NIGHT2]).fetchone()[0]
-        test = con.execute("select n_pass_fail, n_fail_pass from marts.history_flip_tests where set_id = ?",
-                           [RESUME_NIGHT2]).fetchone()
+        n_flips = con.execute("select count(*) from marts.history_flips where set_id = ?", [RESUME_NIGHT2]).fetchone()[
+            0
+        ]
+        test = con.execute(
+            "select n_pass_fail, n_fail_pass from marts.history_flip_tests where set_id = ?", [RESUME_NIGHT2]
+        ).fetchone()
     assert RESUME in compare  # the baseline
-    assert "McNemar" in compare and f"<td class=\"n\">{test[0]}</td>" in compare
+    assert "McNemar" in compare and f'<td class="n">{test[0]}</td>' in compare
     assert compare.count("<tr class=") == min(n_flips, 200) and n_flips > 0
 
 
 # ---------------------------------------------------------------- errors and security
 
 
-@pytest.mark.parametrize("path, status", [
-    ("/set?id=no-such-set", 404),
-    ("/set", 400),
-    ("/item?set=no-such-set&line=2", 404),
-    (f"/item?set={HOSTILE}&line=999", 404),
-    (f"/item?set={HOSTILE}&line=two", 400),
-    (f"/item?set={HOSTILE}", 400),
-    (f"/item?set={SUMMARY}&line=1", 404),
-    (f"/set?id={HOSTILE}&page=x", 400),
-    (f"/set?id={HOSTILE}&page=0", 400),
-    (f"/set?id={HOSTILE}&per_page=7", 400),
-    (f"/set?id={HOSTILE}&sort=line_number;drop table x", 400),
-    (f"/set?id={HOSTILE}&dir=sideways", 400),
-    (f"/set?id={HOSTILE}&status=broken", 400),
-    (f"/set?id={HOSTILE}&round=9/9", 400),
-    (f"/set?id={HOSTILE}&result=maybe", 400),
-    (f"/set?id={HOSTILE}&q=" + "x" * 201, 400),
-    (f"/set?id={SUMMARY}&below=summary_everything", 400),
-    ("/series?id=no-such-series", 404),
-    ("/series", 400),
-    ("/series?id=resume_agent_nightly.csv&from=yesterday", 400),
-    ("/?date=2026-13-01", 400),
-    ("/?date=1999-01-01", 404),
-    ("/compare?set=no-such-set", 404),
-    ("/no-such-page", 404),
-])
+@pytest.mark.parametrize(
+    "path, status",
+    [
+        ("/set?id=no-such-set", 404),
+        ("/set", 400),
+        ("/item?set=no-such-set&line=2", 404),
+        (f"/item?set={HOSTILE}&line=999", 404),
+        (f"/item?set={HOSTILE}&line=two", 400),
+        (f"/item?set={HOSTILE}", 400),
+        (f"/item?set={SUMMARY}&line=1", 404),
+        (f"/set?id={HOSTILE}&page=x", 400),
+        (f"/set?id={HOSTILE}&page=0", 400),
+        (f"/set?id={HOSTILE}&per_page=7", 400),
+        (f"/set?id={HOSTILE}&sort=line_number;drop table x", 400),
+        (f"/set?id={HOSTILE}&dir=sideways", 400),
+        (f"/set?id={HOSTILE}&status=broken", 400),
+        (f"/set?id={HOSTILE}&round=9/9", 400),
+        (f"/set?id={HOSTILE}&result=maybe", 400),
+        (f"/set?id={HOSTILE}&q=" + "x" * 201, 400),
+        (f"/set?id={SUMMARY}&below=summary_everything", 400),
+        ("/series?id=no-such-series", 404),
+        ("/series", 400),
+        ("/series?id=resume_agent_nightly.csv&from=yesterday", 400),
+        ("/?date=2026-13-01", 400),
+        ("/?date=1999-01-01", 404),
+        ("/compare?set=no-such-set", 404),
+        ("/no-such-page", 404),
+    ],
+)
 def test_bad_requests_are_400_or_404_never_a_traceback(served, path, status):
     response = served.get(path)
     assert response.status_code == status
@@ -355,7 +384,7 @@ def test_every_query_value_is_a_parameter(served):
     for path in ("/set?id=x' or '1'='1", f"/set?id={HOSTILE}&q=' or 1=1 --", "/series?id=a'); drop table x; --"):
         response = served.get(path)
         assert response.status_code in (200, 404) and "Traceback" not in body(response)
-    assert re.findall(r'(\d+) matching', body(served.get(f"/set?id={HOSTILE}&q=' or 1=1 --"))) == ["0"]
+    assert re.findall(r"(\d+) matching", body(served.get(f"/set?id={HOSTILE}&q=' or 1=1 --"))) == ["0"]
 
 
 def test_token_is_required_on_every_request_when_set(served):
@@ -399,8 +428,15 @@ def test_no_published_file_answers_503_with_what_to_run(tmp_path):
 # ---------------------------------------------------------------- a real browser
 
 CHROMIUM = Path(os.environ.get("AGENT_EVAL_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def test_a_real_browser_clicks_from_the_overview_to_a_failing_item(served, tmp_path):
@@ -453,8 +489,10 @@ def test_a_real_browser_clicks_from_the_overview_to_a_failing_item(served, tmp_p
         assert page.locator("pre.text-block", has_text="<script>alert(1)</script>").count() == 1
         browser.close()
     assert problems == []
-    assert all((tmp_path / name).stat().st_size > 10_000 for name in
-               ("1-overview.png", "2-failing-items.png", "3-item.png", "4-series.png"))
+    assert all(
+        (tmp_path / name).stat().st_size > 10_000
+        for name in ("1-overview.png", "2-failing-items.png", "3-item.png", "4-series.png")
+    )
 
 
 def test_recruit_flips_name_the_failing_check(served):
@@ -465,13 +503,20 @@ def test_recruit_flips_name_the_failing_check(served):
     with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
         flips = con.execute(
             "select set_id, line_number, status, fail_reason from marts.history_flips "
-            "where agent = 'recruit_agent' and not is_pass and status in ('ok', 'partial')").fetchall()
+            "where agent = 'recruit_agent' and not is_pass and status in ('ok', 'partial')"
+        ).fetchall()
         assert flips
         for set_id, line, _, reason in flips:
             name, why = con.execute(
                 "select coalesce(check_name, check_path, 'check ' || check_seq), reason "
                 "from marts.recruit_check_results where set_id = ? and line_number = ? and not is_passed "
-                "order by check_seq limit 1", [set_id, line]).fetchone()
+                "order by check_seq limit 1",
+                [set_id, line],
+            ).fetchone()
             assert reason == f"{name}: {why}"
-        assert con.execute("select count(*) from marts.history_flips where is_pass and fail_reason is not null"
-                           ).fetchone()[0] == 0
+        assert (
+            con.execute(
+                "select count(*) from marts.history_flips where is_pass and fail_reason is not null"
+            ).fetchone()[0]
+            == 0
+        )

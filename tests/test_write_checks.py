@@ -44,8 +44,11 @@ def query(paths: Paths, sql: str) -> list[tuple]:
 
 def relation_exists(paths: Paths, schema: str, name: str) -> bool:
     with duckdb.connect(str(paths.db_path), read_only=True) as con:
-        return bool(con.execute("select 1 from duckdb_tables() where schema_name = ? and table_name = ?",
-                                [schema, name]).fetchall())
+        return bool(
+            con.execute(
+                "select 1 from duckdb_tables() where schema_name = ? and table_name = ?", [schema, name]
+            ).fetchall()
+        )
 
 
 class Edit:
@@ -63,21 +66,24 @@ class Edit:
 def test_an_unchanged_night_executes_no_model(project):
     first = results(project)  # the first build's (the snapshot's)
     # every node succeeded but the verdict on the fixture's rejected rows
-    assert {uid for uid, r in first.items() if not uid.startswith("exposure.")
-            and r["status"] not in ("success", "pass")} == {gates.REJECTED_INPUT_TEST}
+    assert {
+        uid for uid, r in first.items() if not uid.startswith("exposure.") and r["status"] not in ("success", "pass")
+    } == {gates.REJECTED_INPUT_TEST}
     # the build after the creation: the incremental models' set filters
     # went from "every set" to "none", which the reuse fingerprint leaves
     # out (docs/decisions.md), so nothing is executed again
     assert cli.cmd_build(project, reports=False) == GOOD
     again = results(project)
-    executed = sorted(uid for uid, r in again.items()
-                      if uid.split(".")[0] in ("model", "seed") and r["message"] != "REUSED")
+    executed = sorted(
+        uid for uid, r in again.items() if uid.split(".")[0] in ("model", "seed") and r["message"] != "REUSED"
+    )
     # the manifest looks at the drops folder every night; the gate log stamps
     # the build that evaluated the gates; everything else is reused
     assert executed == ["model.agent_eval.history_gate_log", "model.agent_eval.raw_drop_files"]
     # and the reused marts still hold the night's scores
-    assert query(project, "select count(*) from marts.resume_item_scores") == \
-        query(project, "select sum(n_valid_rows) from ops.file_reconciliation where is_current")
+    assert query(project, "select count(*) from marts.resume_item_scores") == query(
+        project, "select sum(n_valid_rows) from ops.file_reconciliation where is_current"
+    )
 
 
 def test_a_seed_edit_reruns_what_reads_it_and_nothing_else(project):
@@ -167,4 +173,6 @@ def test_a_duplicated_key_in_a_nightly_append_is_rolled_back(project):
         edit.undo()
     assert cli.cmd_build(project, reports=False) == GOOD
     assert [r[0] for r in query(project, "select distinct set_id from marts.resume_item_scores order by 1")] == [
-        "2026-11-01/resume_agent_basic.csv", "2026-11-02/resume_agent_basic.csv"]
+        "2026-11-01/resume_agent_basic.csv",
+        "2026-11-02/resume_agent_basic.csv",
+    ]

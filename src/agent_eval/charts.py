@@ -144,8 +144,13 @@ def panels(fig: Figure, n: int, ncols: int = 1) -> list[Axes]:
     return list(axes[:n])
 
 
-def bar_chart(ax: Axes, categories: Sequence[str], series: dict[str, Sequence[float]],
-              colors: Sequence[str] = SERIES_COLORS, counts: bool = True) -> None:
+def bar_chart(
+    ax: Axes,
+    categories: Sequence[str],
+    series: dict[str, Sequence[float]],
+    colors: Sequence[str] = SERIES_COLORS,
+    counts: bool = True,
+) -> None:
     """Grouped vertical bars: one group per category, one bar per series;
     a legend when there is more than one series. ``counts``: integer y ticks."""
     width = 0.8 / len(series)
@@ -159,20 +164,17 @@ def bar_chart(ax: Axes, categories: Sequence[str], series: dict[str, Sequence[fl
         ax.legend(fontsize="small", frameon=False)
 
 
-def stacked_barh(ax: Axes, categories: Sequence[str], series: dict[str, Sequence[int]],
-                 colors: Sequence[str]) -> None:
+def stacked_barh(ax: Axes, categories: Sequence[str], series: dict[str, Sequence[int]], colors: Sequence[str]) -> None:
     """Horizontal bars, one per category, stacked by series and labelled
     with their counts, the legend above the axes."""
     left = [0] * len(categories)
     for (name, values), color in zip(series.items(), colors):
         bars = ax.barh(categories, values, BAR_HEIGHT, left=left, label=name, color=color)
-        ax.bar_label(bars, [str(v) if v else "" for v in values], label_type="center",
-                     fontsize="small")
+        ax.bar_label(bars, [str(v) if v else "" for v in values], label_type="center", fontsize="small")
         left = [a + b for a, b in zip(left, values)]
     ax.invert_yaxis()
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.legend(fontsize="small", frameon=False, ncols=len(series), loc="lower left",
-              bbox_to_anchor=(0, 1))
+    ax.legend(fontsize="small", frameon=False, ncols=len(series), loc="lower left", bbox_to_anchor=(0, 1))
 
 
 @dataclass(frozen=True)
@@ -190,29 +192,46 @@ def draw_bands(ax: Axes, bands: Iterable[Band], x_max: float) -> None:
         upper = min(band.upper, x_max)
         if band.lower >= upper:
             continue
-        ax.axvspan(band.lower, upper, color=SCORE_COLORS.get(band.score, "#cccccc"),
-                   alpha=BAND_ALPHA, linewidth=0)
-        ax.text((band.lower + upper) / 2, 0.98, f"{band.score}점", ha="center", va="top",
-                fontsize="small", transform=ax.get_xaxis_transform())
+        ax.axvspan(band.lower, upper, color=SCORE_COLORS.get(band.score, "#cccccc"), alpha=BAND_ALPHA, linewidth=0)
+        ax.text(
+            (band.lower + upper) / 2,
+            0.98,
+            f"{band.score}점",
+            ha="center",
+            va="top",
+            fontsize="small",
+            transform=ax.get_xaxis_transform(),
+        )
 
 
-def histogram(ax: Axes, edges: Sequence[float], series: dict[str, Sequence[int]],
-              colors: Sequence[str] = SERIES_COLORS) -> None:
+def histogram(
+    ax: Axes, edges: Sequence[float], series: dict[str, Sequence[int]], colors: Sequence[str] = SERIES_COLORS
+) -> None:
     """Bars over consecutive bins (``edges`` has one more entry than each
     series), stacked by series; a legend when there is more than one."""
     widths = [b - a for a, b in itertools.pairwise(edges)]
     bottom = [0] * len(widths)
     for i, (name, counts) in enumerate(series.items()):
-        ax.bar(edges[:-1], counts, widths, bottom=bottom, align="edge", label=name,
-               color=colors[i % len(colors)], edgecolor="white", linewidth=0.5)
+        ax.bar(
+            edges[:-1],
+            counts,
+            widths,
+            bottom=bottom,
+            align="edge",
+            label=name,
+            color=colors[i % len(colors)],
+            edgecolor="white",
+            linewidth=0.5,
+        )
         bottom = [a + b for a, b in zip(bottom, counts)]
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     if len(series) > 1:
         ax.legend(fontsize="small", frameon=False)
 
 
-def histogram_with_bands(ax: Axes, edges: Sequence[float], counts: Sequence[int],
-                         bands: Iterable[Band], overflow_label: str | None = None) -> None:
+def histogram_with_bands(
+    ax: Axes, edges: Sequence[float], counts: Sequence[int], bands: Iterable[Band], overflow_label: str | None = None
+) -> None:
     """A histogram with the rubric's score bands shaded behind it. With
     ``overflow_label`` the last bin holds everything beyond its left edge and
     is hatched and annotated."""
@@ -222,8 +241,14 @@ def histogram_with_bands(ax: Axes, edges: Sequence[float], counts: Sequence[int]
     ax.margins(y=BAND_LABEL_ROOM)
     if overflow_label and counts[-1]:
         ax.containers[-1][-1].set_hatch("//")
-        ax.annotate(overflow_label, (edges[-2], counts[-1]), xytext=(0, 3),
-                    textcoords="offset points", ha="right", fontsize="small")
+        ax.annotate(
+            overflow_label,
+            (edges[-2], counts[-1]),
+            xytext=(0, 3),
+            textcoords="offset points",
+            ha="right",
+            fontsize="small",
+        )
 
 
 def score_ticks(ax: Axes, lo: float, hi: float, step: float) -> None:
@@ -267,8 +292,14 @@ def edges_of(lo: float, hi: float, n_bins: int) -> list[float]:
     return [lo + (hi - lo) * i / n_bins for i in range(n_bins + 1)]
 
 
-def score_bins(con: duckdb.DuckDBPyConnection, values_sql: str, params: Sequence[Any],
-               series: Sequence[str], hi: float, n_bins: int) -> dict[str, list[int]]:
+def score_bins(
+    con: duckdb.DuckDBPyConnection,
+    values_sql: str,
+    params: Sequence[Any],
+    series: Sequence[str],
+    hi: float,
+    n_bins: int,
+) -> dict[str, list[int]]:
     """Counts in ``n_bins`` equal bins over [0, hi] (the last bin closed) of
     the ``(series, score)`` rows that ``values_sql`` yields, binned in DuckDB;
     one list per name in ``series``. Null scores are not counted."""
@@ -334,8 +365,7 @@ def rubric_bands(con: duckdb.DuckDBPyConnection) -> dict[str, list[Band]]:
 
 
 def _fraction_gcd(a: Fraction, b: Fraction) -> Fraction:
-    return Fraction(math.gcd(a.numerator * b.denominator, b.numerator * a.denominator),
-                    a.denominator * b.denominator)
+    return Fraction(math.gcd(a.numerator * b.denominator, b.numerator * a.denominator), a.denominator * b.denominator)
 
 
 def latency_bins(bands: Sequence[Band]) -> LatencyBins:
@@ -384,9 +414,12 @@ def latency_panels(con: duckdb.DuckDBPyConnection, items_sql: str, set_id: str) 
     panels_by_order: dict[Any, LatencyPanel] = {}
     for row in counted:
         rubric_bins = bins[row["latency_rubric"]]
-        panel = panels_by_order.setdefault(row["panel_order"], LatencyPanel(
-            row["panel_title"], rubric_bins.edges, [0] * (rubric_bins.overflow + 1),
-            bands[row["latency_rubric"]], 0))
+        panel = panels_by_order.setdefault(
+            row["panel_order"],
+            LatencyPanel(
+                row["panel_title"], rubric_bins.edges, [0] * (rubric_bins.overflow + 1), bands[row["latency_rubric"]], 0
+            ),
+        )
         if row["bin"] is None:
             panels_by_order[row["panel_order"]] = replace(panel, n_missing=row["n_items"])
         else:
@@ -410,12 +443,12 @@ def plot_latency_panels(fig: Figure, latency: list[LatencyPanel]) -> bool:
     return True
 
 
-def plot_score_panels(fig: Figure, bins: dict[str, dict[str, list[int]]], hi: float,
-                      ncols: int = 1, tick_step: float = 1.0) -> bool:
+def plot_score_panels(
+    fig: Figure, bins: dict[str, dict[str, list[int]]], hi: float, ncols: int = 1, tick_step: float = 1.0
+) -> bool:
     """One score histogram per panel title in ``bins`` (series -> counts),
     leaving out empty series and panels; each title gets its count."""
-    drawn = {title: {name: counts for name, counts in series.items() if sum(counts)}
-             for title, series in bins.items()}
+    drawn = {title: {name: counts for name, counts in series.items() if sum(counts)} for title, series in bins.items()}
     drawn = {title: series for title, series in drawn.items() if series}
     if not drawn:
         return False
@@ -548,8 +581,7 @@ def recruit_latency_hist(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figur
 
 def recruit_accuracy_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
     """Item accuracy score distribution (0-5)."""
-    values_sql = ("select '정확성' as series, accuracy_score as score "
-                  "from marts.recruit_item_scores where set_id = ?")
+    values_sql = "select '정확성' as series, accuracy_score as score from marts.recruit_item_scores where set_id = ?"
     bins = score_bins(con, values_sql, [set_id], ["정확성"], SCORE_MAX, SCORE_BINS)
     return plot_score_panels(fig, {"문항": bins}, SCORE_MAX)
 
@@ -560,8 +592,10 @@ RECRUIT_CONSISTENCY_SERIES = ["2회 이상 실행", "1회만 실행 (0점)"]
 def recruit_consistency_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
     """Per-query consistency score distribution (0-5), queries run once apart."""
     scored, single = RECRUIT_CONSISTENCY_SERIES
-    values_sql = (f"select case when is_scored then '{scored}' else '{single}' end as series, "
-                  "consistency_score as score from marts.recruit_query_consistency where set_id = ?")
+    values_sql = (
+        f"select case when is_scored then '{scored}' else '{single}' end as series, "
+        "consistency_score as score from marts.recruit_query_consistency where set_id = ?"
+    )
     bins = score_bins(con, values_sql, [set_id], RECRUIT_CONSISTENCY_SERIES, SCORE_MAX, SCORE_BINS)
     return plot_score_panels(fig, {"질의": bins}, SCORE_MAX)
 
@@ -588,16 +622,13 @@ def summary_metric_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figu
         unpivot (select {columns} from marts.summary_case_scores where set_id = ?)
         on {columns} into name series value score
     """
-    bins = score_bins(con, values_sql, [set_id], [m["metric"] for m in metrics],
-                      SUMMARY_SCORE_MAX, SUMMARY_SCORE_BINS)
+    bins = score_bins(con, values_sql, [set_id], [m["metric"] for m in metrics], SUMMARY_SCORE_MAX, SUMMARY_SCORE_BINS)
     axes = panels(fig, len(metrics), ncols=2)
     for ax, metric in zip(axes, metrics):
         histogram(ax, edges_of(0, SUMMARY_SCORE_MAX, SUMMARY_SCORE_BINS), {"": bins[metric["metric"]]})
         score_ticks(ax, 0, SUMMARY_SCORE_MAX, 0.2)
-        ax.axvline(metric["threshold"], color="#d73027", linestyle="--",
-                   label=f"임계값 {metric['threshold']:.2f}")
-        ax.axvline(metric["mean_score"], color="#313695", linestyle=":",
-                   label=f"평균 {metric['mean_score']:.2f}")
+        ax.axvline(metric["threshold"], color="#d73027", linestyle="--", label=f"임계값 {metric['threshold']:.2f}")
+        ax.axvline(metric["mean_score"], color="#313695", linestyle=":", label=f"평균 {metric['mean_score']:.2f}")
         ax.legend(fontsize="small", frameon=False, loc="upper left")
         ax.set_title(metric["metric_label"], loc="left")
         ax.set_xlabel("점수")
@@ -650,8 +681,7 @@ def engagement_persona_expected_actual(con: duckdb.DuckDBPyConnection, set_id: s
         return False
     for ax, (metric, ms) in zip(panels(fig, len(by_metric)), by_metric.items()):
         series = {label: [as_float(m[column]) for m in ms] for column, label in EXPECTED_ACTUAL.items()}
-        bar_chart(ax, [drawable(m["persona"]) for m in ms], series,
-                  counts=ms[0]["metric_kind"] == "count")
+        bar_chart(ax, [drawable(m["persona"]) for m in ms], series, counts=ms[0]["metric_kind"] == "count")
         ax.set_title(metric, loc="left")
     return True
 
@@ -662,21 +692,32 @@ TREND_SETS = 14  # the last N sets of the series, this one included
 TREND_METRICS = {  # the panels of each agent's trend chart (history_metrics names)
     "resume_agent": ["intent_score", "stability_score", "consistency_score", "latency_score"],
     "recruit_agent": ["accuracy_score", "consistency_score", "stability_score", "weighted_total"],
-    "summary": ["summary_accuracy", "summary_risk_coverage", "summary_non_definitive",
-                "summary_needs_followup"],
+    "summary": ["summary_accuracy", "summary_risk_coverage", "summary_non_definitive", "summary_needs_followup"],
     "engagement": ["overall_similarity"],
 }
 
 
-def line_with_band(ax: Axes, labels: Sequence[str], values: Sequence[float | None],
-                   lows: Sequence[float | None], highs: Sequence[float | None],
-                   color: str = SERIES_COLORS[0]) -> None:
+def line_with_band(
+    ax: Axes,
+    labels: Sequence[str],
+    values: Sequence[float | None],
+    lows: Sequence[float | None],
+    highs: Sequence[float | None],
+    color: str = SERIES_COLORS[0],
+) -> None:
     """A line over ``labels`` with its confidence band shaded where known."""
     xs = range(len(labels))
     ax.plot(xs, [as_float(v) for v in values], marker="o", color=color, label="값")
     if any(lo is not None for lo in lows):
-        ax.fill_between(xs, [as_float(v) for v in lows], [as_float(v) for v in highs],
-                        color=color, alpha=BAND_ALPHA, linewidth=0, label="95% 구간")
+        ax.fill_between(
+            xs,
+            [as_float(v) for v in lows],
+            [as_float(v) for v in highs],
+            color=color,
+            alpha=BAND_ALPHA,
+            linewidth=0,
+            label="95% 구간",
+        )
     ax.set_xticks(xs, labels, rotation=30, ha="right", fontsize="small")
 
 
@@ -711,10 +752,16 @@ def series_trend(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bo
     axes = panels(fig, len(by_metric), ncols=2 if len(by_metric) > 1 else 1)
     for ax, ps in zip(axes, by_metric.values()):
         labels = [str(p["drop_date"]) for p in ps]
-        line_with_band(ax, labels, [p["metric_value"] for p in ps], [p["ci_low"] for p in ps],
-                       [p["ci_high"] for p in ps])
-        ax.plot(range(len(ps)), [as_float(p["rolling_7_mean"]) for p in ps], linestyle="--",
-                color=SERIES_COLORS[1], label="7세트 이동평균")
+        line_with_band(
+            ax, labels, [p["metric_value"] for p in ps], [p["ci_low"] for p in ps], [p["ci_high"] for p in ps]
+        )
+        ax.plot(
+            range(len(ps)),
+            [as_float(p["rolling_7_mean"]) for p in ps],
+            linestyle="--",
+            color=SERIES_COLORS[1],
+            label="7세트 이동평균",
+        )
         for i, p in enumerate(ps):
             if p["set_id"] == baseline:
                 ax.axvline(i, color="#969696", linestyle=":", label="기준선")
@@ -740,8 +787,12 @@ def morning_overview(con: duckdb.DuckDBPyConnection, drop_date: str, fig: Figure
     if not counts:
         return False
     ax = panels(fig, 1)[0]
-    stacked_barh(ax, [drawable(c["label"]) for c in counts],
-                 {name: [c[v] for c in counts] for v, name in VERDICTS.items()}, VERDICT_COLORS)
+    stacked_barh(
+        ax,
+        [drawable(c["label"]) for c in counts],
+        {name: [c[v] for c in counts] for v, name in VERDICTS.items()},
+        VERDICT_COLORS,
+    )
     ax.set_xlabel("지표 수")
     return True
 
@@ -781,13 +832,11 @@ CHARTS: dict[str, list[ChartSpec]] = {
     ],
     "engagement": [
         ChartSpec("expected_actual", "지표별 기대값 대비 실제값", engagement_expected_actual),
-        ChartSpec("persona_expected_actual", "페르소나별 기대값 대비 실제값",
-                  engagement_persona_expected_actual),
+        ChartSpec("persona_expected_actual", "페르소나별 기대값 대비 실제값", engagement_persona_expected_actual),
         ChartSpec("trend", "시리즈 추이 (기준선 표시)", series_trend),
     ],
 }
-MORNING_OVERVIEW = ChartSpec("overview", "세트별 지표 판정 (기준선 대비: 회귀 / 노이즈 범위 / 개선)",
-                             morning_overview)
+MORNING_OVERVIEW = ChartSpec("overview", "세트별 지표 판정 (기준선 대비: 회귀 / 노이즈 범위 / 개선)", morning_overview)
 
 
 # ---------------------------------------------------------------- rendering
@@ -828,8 +877,12 @@ def code_version() -> str:
     """What else decides a chart's pixels: this module's source (the plot
     functions, style, sizes), matplotlib's version and the font file."""
     font = font_path()
-    parts = [Path(__file__).read_bytes(), matplotlib.__version__.encode(),
-             str(font).encode(), str(font.stat().st_size).encode()]
+    parts = [
+        Path(__file__).read_bytes(),
+        matplotlib.__version__.encode(),
+        str(font).encode(),
+        str(font.stat().st_size).encode(),
+    ]
     return hashlib.sha256(b"\x1f".join(parts)).hexdigest()
 
 
@@ -889,8 +942,14 @@ def render_chart(con: duckdb.DuckDBPyConnection, set_id: str, spec: ChartSpec, p
         canvas.draw()
         labels = drawn_texts(fig)
         record = json.dumps({"key": drawing.key, "labels": labels}, ensure_ascii=False)
-        matplotlib.image.imsave(path, canvas.buffer_rgba(), format="png", origin="upper", dpi=DPI,
-                                metadata={"Software": None, PNG_KEY: record})
+        matplotlib.image.imsave(
+            path,
+            canvas.buffer_rgba(),
+            format="png",
+            origin="upper",
+            dpi=DPI,
+            metadata={"Software": None, PNG_KEY: record},
+        )
         return Chart(spec.name, spec.alt, path, labels)
 
 

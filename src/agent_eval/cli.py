@@ -37,7 +37,7 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_REJECTED = 3
 EXIT_GATE_FAILED = 4
-EXIT_CODES = __doc__[__doc__.index("Exit codes"):].strip()
+EXIT_CODES = __doc__[__doc__.index("Exit codes") :].strip()
 
 
 def package_version() -> str:
@@ -49,51 +49,81 @@ def package_version() -> str:
         return "unknown (not installed)"
 
 
-def _common(parser: argparse.ArgumentParser, *, drops: bool = True, reports: bool = True,
-            published: bool = True, demo: bool = False) -> None:
+def _common(
+    parser: argparse.ArgumentParser,
+    *,
+    drops: bool = True,
+    reports: bool = True,
+    published: bool = True,
+    demo: bool = False,
+) -> None:
     """The location options a command uses (and only those: an option a
     command would ignore is not offered)."""
     where = "warehouse/demo.duckdb" if demo else "$AGENT_EVAL_DB or warehouse/agent_eval.duckdb"
     parser.add_argument("--db", help=f"warehouse DuckDB file (default {where})")
     if drops:
-        parser.add_argument("--drops", help="drops folder (default " + ("data/drops" if demo else
-                            "$AGENT_EVAL_DROPS or data/drops") + ")")
+        parser.add_argument(
+            "--drops",
+            help="drops folder (default " + ("data/drops" if demo else "$AGENT_EVAL_DROPS or data/drops") + ")",
+        )
     if reports:
-        parser.add_argument("--reports", help="reports folder (default " + ("reports/demo" if demo else
-                            "$AGENT_EVAL_REPORTS or reports/") + ")")
+        parser.add_argument(
+            "--reports",
+            help="reports folder (default " + ("reports/demo" if demo else "$AGENT_EVAL_REPORTS or reports/") + ")",
+        )
     parser.add_argument("--project-dir", help="the dbt project (default: found from here)")
     if published:
-        parser.add_argument("--published", help="folder of the published (served) copy (default " +
-                            ("" if demo else "$AGENT_EVAL_PUBLISHED or ") + "published/ beside the warehouse file)")
+        parser.add_argument(
+            "--published",
+            help="folder of the published (served) copy (default "
+            + ("" if demo else "$AGENT_EVAL_PUBLISHED or ")
+            + "published/ beside the warehouse file)",
+        )
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent-eval",
         description="Agent evaluation warehouse: load nightly drops, score them with dbt, render reports.",
-        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    build = sub.add_parser("build", help="dbt build on the drops, then render every report",
-                           epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    build = sub.add_parser(
+        "build",
+        help="dbt build on the drops, then render every report",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     _common(build)
     build.add_argument("--full-refresh", action="store_true", help="rebuild every model from raw history")
-    build.add_argument("--unit-tests", action="store_true",
-                       help="also run the dbt unit tests (selector everything; the default is selector nightly)")
-    build.add_argument("--skip-unit-tests", action="store_true",
-                       help="the default (selector nightly): kept for scripts written for earlier releases")
+    build.add_argument(
+        "--unit-tests",
+        action="store_true",
+        help="also run the dbt unit tests (selector everything; the default is selector nightly)",
+    )
+    build.add_argument(
+        "--skip-unit-tests",
+        action="store_true",
+        help="the default (selector nightly): kept for scripts written for earlier releases",
+    )
     build.add_argument("--no-reports", action="store_true", help="do not render reports")
 
     rep = sub.add_parser("report", help="render markdown reports from the marts")
     _common(rep, drops=False, published=False)
     rep.add_argument("--set", dest="sets", action="append", help="only this set id (repeatable)")
-    rep.add_argument("--latest", action="store_true",
-                     help="only the morning summary of the newest drop: <reports>/morning/<date>.md")
+    rep.add_argument(
+        "--latest", action="store_true", help="only the morning summary of the newest drop: <reports>/morning/<date>.md"
+    )
 
-    demo = sub.add_parser("demo", help="build the bundled sample drops into a fresh demo warehouse",
-                          epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    demo = sub.add_parser(
+        "demo",
+        help="build the bundled sample drops into a fresh demo warehouse",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     _common(demo, demo=True)
 
     gen = sub.add_parser("samples", help="write deterministic sample drops")
@@ -122,8 +152,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="take back a delivery: its sets leave every mart, history and report at the next build",
     )
     _common(wd, reports=False, published=False)
-    wd.add_argument("source_file", help="the delivery's path under the drops folder (a file, or a folder: "
-                    "every file under it), as in ops.load_log.source_file")
+    wd.add_argument(
+        "source_file",
+        help="the delivery's path under the drops folder (a file, or a folder: "
+        "every file under it), as in ops.load_log.source_file",
+    )
     wd.add_argument("--reason", required=True, help="why (kept in operator.withdrawals with who and when)")
     wd.add_argument("--undo", action="store_true", help="restore a withdrawn delivery instead")
     pub = sub.add_parser(
@@ -134,8 +167,9 @@ def build_parser() -> argparse.ArgumentParser:
         "run (run_results.json) failed, other than a quality gate, unless --force.",
     )
     _common(pub, drops=False, reports=False)
-    pub.add_argument("--force", action="store_true",
-                     help="publish even though dbt's last run failed (what it left is published)")
+    pub.add_argument(
+        "--force", action="store_true", help="publish even though dbt's last run failed (what it left is published)"
+    )
     srv = sub.add_parser(
         "serve",
         help="browse the published file in a web viewer (read-only; http://127.0.0.1:8765 by default)",
@@ -144,13 +178,19 @@ def build_parser() -> argparse.ArgumentParser:
         "picked up by the next request. Binding beyond loopback requires $AGENT_EVAL_SERVE_TOKEN.",
     )
     _common(srv, drops=False, reports=False)
-    srv.add_argument("--host", default="127.0.0.1",
-                     help="address to bind (default 127.0.0.1; any other needs AGENT_EVAL_SERVE_TOKEN)")
+    srv.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to bind (default 127.0.0.1; any other needs AGENT_EVAL_SERVE_TOKEN)",
+    )
     srv.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
     srv.add_argument("--threads", type=int, default=4, help="request threads (default 4)")
-    srv.add_argument("--demo", action="store_true",
-                     help="serve what `agent-eval demo` published (warehouse/published/demo.duckdb; "
-                     "--db and --published as given to demo)")
+    srv.add_argument(
+        "--demo",
+        action="store_true",
+        help="serve what `agent-eval demo` published (warehouse/published/demo.duckdb; "
+        "--db and --published as given to demo)",
+    )
     _evaluate_parser(sub)
     return parser
 
@@ -169,21 +209,33 @@ def _evaluate_parser(sub: argparse._SubParsersAction) -> None:
     which.add_argument("--simulation-file", help="JSON file whose runId names the run under the outputs dir")
     ev.add_argument("--output", help="result JSON path (default <results dir>/<evaluationId>.json)")
     ev.add_argument("--print-json", action="store_true", help="print the whole result JSON on stdout")
-    ev.add_argument("--outputs-dir", help="folder of run folders (default $AGENT_EVAL_OUTPUTS, else "
-                    "agent/outputs under the nearest folder upwards that has one)")
-    ev.add_argument("--results-dir", help="folder for result files (default $AGENT_EVAL_RESULTS, else "
-                    "shared/evaluation/results beside that agent/ folder)")
+    ev.add_argument(
+        "--outputs-dir",
+        help="folder of run folders (default $AGENT_EVAL_OUTPUTS, else "
+        "agent/outputs under the nearest folder upwards that has one)",
+    )
+    ev.add_argument(
+        "--results-dir",
+        help="folder for result files (default $AGENT_EVAL_RESULTS, else "
+        "shared/evaluation/results beside that agent/ folder)",
+    )
     ev.add_argument("--evaluation-id", help="evaluationId (default <runId>-<UTC time>)")
     ev.add_argument("--project-dir", help="the dbt project (default: found from here)")
 
 
 def _paths(args: argparse.Namespace) -> Paths:
-    return resolve_paths(db=args.db, drops=getattr(args, "drops", None), reports=getattr(args, "reports", None),
-                         project_dir=args.project_dir, published=getattr(args, "published", None))
+    return resolve_paths(
+        db=args.db,
+        drops=getattr(args, "drops", None),
+        reports=getattr(args, "reports", None),
+        project_dir=args.project_dir,
+        published=getattr(args, "published", None),
+    )
 
 
-def cmd_build(paths: Paths, full_refresh: bool = False, unit_tests: bool = False,
-              reports: bool = True, data_tests: bool = True) -> int:
+def cmd_build(
+    paths: Paths, full_refresh: bool = False, unit_tests: bool = False, reports: bool = True, data_tests: bool = True
+) -> int:
     """dbt build into the working database, publish the served copy, render
     reports, print the summary. Nothing is published when dbt fails.
     The selection is selectors.yml's `nightly` (what a plain `dbt build`
@@ -198,8 +250,13 @@ def cmd_build(paths: Paths, full_refresh: bool = False, unit_tests: bool = False
     from agent_eval import morning, publish
 
     print(f"agent-eval [1/3] dbt build: {paths.drops_dir} -> {paths.db_path}", flush=True)
-    dbt_args = ["build", "--project-dir", str(paths.project_dir),
-                "--selector", "everything" if unit_tests else "nightly"]
+    dbt_args = [
+        "build",
+        "--project-dir",
+        str(paths.project_dir),
+        "--selector",
+        "everything" if unit_tests else "nightly",
+    ]
     if full_refresh:
         dbt_args.append("--full-refresh")
     if not data_tests:
@@ -370,8 +427,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
         stale.unlink(missing_ok=True)
     code = cmd_build(paths)
     if code in (EXIT_OK, EXIT_REJECTED, EXIT_GATE_FAILED):
-        serve = ("agent-eval serve --demo" + (f" --db {args.db}" if args.db else "")
-                 + (f" --published {args.published}" if args.published else ""))
+        serve = (
+            "agent-eval serve --demo"
+            + (f" --db {args.db}" if args.db else "")
+            + (f" --published {args.published}" if args.published else "")
+        )
         print(f"demo: browse the results: `{serve}` (or `make serve`), then open http://127.0.0.1:8765/")
     if code == EXIT_REJECTED:
         print("demo: the rejections above are the sample's deliberate bad input.")
@@ -429,9 +489,18 @@ def cmd_judge(paths: Paths, limit: int | None = None, build: bool = True) -> int
         print(f"agent-eval judge: {failed} attempt(s) failed; their rule scores stay (see judge.summary_judgments)")
     if build and run.sent:
         try:
-            runner.run_dbt(paths, ["build", "--project-dir", str(paths.project_dir),
-                                   "--select", "stg_summary__judgments+",
-                                   "--exclude-resource-type", "unit_test"])
+            runner.run_dbt(
+                paths,
+                [
+                    "build",
+                    "--project-dir",
+                    str(paths.project_dir),
+                    "--select",
+                    "stg_summary__judgments+",
+                    "--exclude-resource-type",
+                    "unit_test",
+                ],
+            )
         except runner.DbtFailed as err:
             if not gates.only_verdicts_failed(paths.target_dir):
                 print(f"agent-eval: FAILED: {err}", file=sys.stderr)
@@ -458,10 +527,15 @@ def cmd_withdraw(paths: Paths, target: str, reason: str, undo: bool) -> int:
     for source_file, sha256 in outcome.unchanged:
         print(f"already {done}: {source_file} (version {sha256[:12]})")
     if outcome.versions:
-        print(f"the next `agent-eval build` {'brings back' if undo else 'removes'} its sets "
-              f"{'to' if undo else 'from'} every mart, history and report"
-              + ("" if undo else "; its rows stay in raw history (undo: agent-eval withdraw "
-                 f"{target} --undo --reason ...)"))
+        print(
+            f"the next `agent-eval build` {'brings back' if undo else 'removes'} its sets "
+            f"{'to' if undo else 'from'} every mart, history and report"
+            + (
+                ""
+                if undo
+                else f"; its rows stay in raw history (undo: agent-eval withdraw {target} --undo --reason ...)"
+            )
+        )
     return EXIT_OK
 
 
@@ -480,10 +554,16 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     """Exit 0 when evaluated cleanly, 3 with the result written when lines
     were rejected, else the EvaluateError's code (no result written)."""
     log = sys.stderr if args.print_json else sys.stdout
-    outputs_dir = (Path(args.outputs_dir).expanduser().resolve() if args.outputs_dir
-                   else evaluate.default_dir("AGENT_EVAL_OUTPUTS", evaluate.DEFAULT_OUTPUTS))
-    results_dir = (Path(args.results_dir).expanduser().resolve() if args.results_dir
-                   else evaluate.default_dir("AGENT_EVAL_RESULTS", evaluate.DEFAULT_RESULTS))
+    outputs_dir = (
+        Path(args.outputs_dir).expanduser().resolve()
+        if args.outputs_dir
+        else evaluate.default_dir("AGENT_EVAL_OUTPUTS", evaluate.DEFAULT_OUTPUTS)
+    )
+    results_dir = (
+        Path(args.results_dir).expanduser().resolve()
+        if args.results_dir
+        else evaluate.default_dir("AGENT_EVAL_RESULTS", evaluate.DEFAULT_RESULTS)
+    )
     try:
         project_dir = resolve_paths(project_dir=args.project_dir).project_dir
         run_dir = evaluate.resolve_run_dir(outputs_dir, args.run_id, args.run_dir, args.simulation_file)
@@ -494,8 +574,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print(f"agent-eval evaluate: {err}", file=sys.stderr)
         return err.exit_code
     result = done.result
-    output = (Path(args.output).expanduser().resolve() if args.output
-              else results_dir / f"{result['evaluationId']}.json")
+    output = Path(args.output).expanduser().resolve() if args.output else results_dir / f"{result['evaluationId']}.json"
     evaluate.write_result(result, output)
     if args.print_json:
         print(json.dumps(result, ensure_ascii=False, indent=2))
@@ -523,13 +602,15 @@ def cmd_publish(paths: Paths, force: bool = False) -> int:
         return EXIT_USAGE
     broken = gates.broken_nodes(paths.target_dir)
     if broken is None:
-        print(f"agent-eval publish: no dbt run results in {paths.target_dir}: run `dbt build` first",
-              file=sys.stderr)
+        print(f"agent-eval publish: no dbt run results in {paths.target_dir}: run `dbt build` first", file=sys.stderr)
         return EXIT_USAGE
     if broken and not force:
-        print(f"agent-eval publish: dbt's last run failed ({len(broken)} node(s): {', '.join(broken[:5])}"
-              f"{', ...' if len(broken) > 5 else ''}); nothing published, {paths.published_db} is unchanged. "
-              "Fix the failure and build again, or publish what is there with --force.", file=sys.stderr)
+        print(
+            f"agent-eval publish: dbt's last run failed ({len(broken)} node(s): {', '.join(broken[:5])}"
+            f"{', ...' if len(broken) > 5 else ''}); nothing published, {paths.published_db} is unchanged. "
+            "Fix the failure and build again, or publish what is there with --force.",
+            file=sys.stderr,
+        )
         return EXIT_FAILED
     try:
         published = publish.publish(paths)
@@ -557,9 +638,11 @@ def serve_token(host: str) -> tuple[str | None, str | None]:
     loopback a token of at least MIN_TOKEN_CHARS characters is required."""
     token = os.environ.get("AGENT_EVAL_SERVE_TOKEN") or None
     if host not in LOOPBACK and (token is None or len(token) < MIN_TOKEN_CHARS):
-        return None, (f"binding {host} (beyond this machine) needs a token: set AGENT_EVAL_SERVE_TOKEN to a "
-                      f"secret of at least {MIN_TOKEN_CHARS} characters (e.g. `python -c 'import secrets; "
-                      "print(secrets.token_urlsafe(24))'`)")
+        return None, (
+            f"binding {host} (beyond this machine) needs a token: set AGENT_EVAL_SERVE_TOKEN to a "
+            f"secret of at least {MIN_TOKEN_CHARS} characters (e.g. `python -c 'import secrets; "
+            "print(secrets.token_urlsafe(24))'`)"
+        )
     return token, None
 
 
@@ -577,10 +660,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     published = (demo_paths(args) if args.demo else _paths(args)).published_db
     if not published.is_file():
-        print(f"agent-eval serve: no published file at {published} yet; the viewer answers 503 until a "
-              "build publishes one (`agent-eval build`, or `agent-eval demo` with --demo)", file=sys.stderr)
-    server = waitress.create_server(create_app(published, token=token), host=args.host, port=args.port,
-                                    threads=args.threads, ident="agent-eval")
+        print(
+            f"agent-eval serve: no published file at {published} yet; the viewer answers 503 until a "
+            "build publishes one (`agent-eval build`, or `agent-eval demo` with --demo)",
+            file=sys.stderr,
+        )
+    server = waitress.create_server(
+        create_app(published, token=token), host=args.host, port=args.port, threads=args.threads, ident="agent-eval"
+    )
     host = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{host}:{server.effective_port}/" + (f"?token={quote(token)}" if token else "")
     print(f"agent-eval serve: {published} (read-only)")

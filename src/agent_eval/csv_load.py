@@ -309,9 +309,7 @@ class ValueSums:
     value_breaks: int  # line breaks inside values
 
 
-def value_sums(
-    utf8_path: Path, n_columns: int, con: duckdb.DuckDBPyConnection | None = None
-) -> ValueSums | str:
+def value_sums(utf8_path: Path, n_columns: int, con: duckdb.DuckDBPyConnection | None = None) -> ValueSums | str:
     """One DuckDB pass over the file; the reader's error message if it fails."""
     columns = [f"c{i}" for i in range(n_columns)]
 
@@ -320,12 +318,17 @@ def value_sums(
 
     query = (
         "select count(*), "
-        + total(lambda c: f"coalesce(strlen({c}), 0)") + ", "
-        + total(lambda c: _count_in(c, "'\"'")) + ", "
-        + total(lambda c: _count_in(c, "chr(10)")) + " + "
-        + total(lambda c: _count_in(c, "chr(13)")) + ", "
+        + total(lambda c: f"coalesce(strlen({c}), 0)")
+        + ", "
+        + total(lambda c: _count_in(c, "'\"'"))
+        + ", "
+        + total(lambda c: _count_in(c, "chr(10)"))
+        + " + "
+        + total(lambda c: _count_in(c, "chr(13)"))
+        + ", "
         + total(line_breaks_sql)
-        + " from " + read_csv_sql(utf8_path, n_columns)
+        + " from "
+        + read_csv_sql(utf8_path, n_columns)
     )
     own = con is None
     con = duckdb.connect() if con is None else con
@@ -351,8 +354,7 @@ def verdict(header: Header, counts: ByteCounts, bom: int, sums: ValueSums | str)
         return CsvCheck(
             -1,
             LOADER_PYTHON,
-            f"line accounting: {counts.n_lines} lines in file, {lines_expected} "
-            "from records (blank lines?)",
+            f"line accounting: {counts.n_lines} lines in file, {lines_expected} from records (blank lines?)",
         )
     header_bytes = len(header.text.encode("utf-8"))
     data_bytes = counts.size - bom - header_bytes
@@ -368,8 +370,7 @@ def verdict(header: Header, counts: ByteCounts, bom: int, sums: ValueSums | str)
         return CsvCheck(
             -1,
             LOADER_PYTHON,
-            f"byte accounting: {data_bytes} data bytes, {accounted} from values "
-            "(spaces around a quoted field?)",
+            f"byte accounting: {data_bytes} data bytes, {accounted} from values (spaces around a quoted field?)",
         )
     return CsvCheck(sums.n_records, LOADER_DUCKDB, None)
 
@@ -386,9 +387,7 @@ class Speculation:
         self.header = header
         self._con = duckdb.connect()
         self._result: ValueSums | str = "not run"
-        self._thread = threading.Thread(
-            target=self._run, args=(utf8_path, len(header.names)), daemon=True
-        )
+        self._thread = threading.Thread(target=self._run, args=(utf8_path, len(header.names)), daemon=True)
         self._thread.start()
 
     def _run(self, utf8_path: Path, n_columns: int) -> None:

@@ -177,9 +177,7 @@ def action_files(run_dir: Path) -> list[Path]:
         hint = ""
         if (run_dir / ACTIONS_FILE).is_file():
             hint = f" ({ACTIONS_FILE} must sit in an <agentId>/ folder of the run)"
-        raise EvaluateError(
-            f"empty run: no <agentId>/{ACTIONS_FILE} under {run_dir}{hint}", EXIT_REJECTED
-        )
+        raise EvaluateError(f"empty run: no <agentId>/{ACTIONS_FILE} under {run_dir}{hint}", EXIT_REJECTED)
     return files
 
 
@@ -230,7 +228,8 @@ def _plan(project_dir: Path, rebuild: bool, notify: Callable[[str], None]) -> ev
     except (evaluate_plan.PlanError, OSError) as err:
         raise EvaluateError(
             f"cannot prepare the evaluation plan in {evaluate_plan.cache_root()} "
-            f"(AGENT_EVAL_CACHE sets the folder): {err}", EXIT_FAILED
+            f"(AGENT_EVAL_CACHE sets the folder): {err}",
+            EXIT_FAILED,
         ) from None
 
 
@@ -248,8 +247,7 @@ def compute_marts(project_dir: Path, work: Path, notify: Callable[[str], None] =
     drops = work / "drops"
     plan = _plan(project_dir, False, notify)
     if plan.unsupported:
-        notify("the plan holds nodes a replay cannot compute ("
-               + "; ".join(plan.unsupported) + "): running dbt build")
+        notify("the plan holds nodes a replay cannot compute (" + "; ".join(plan.unsupported) + "): running dbt build")
         return build_marts(project_dir, work)
     try:
         return evaluate_plan.run_plan(plan, work / "replay-1", drops)
@@ -309,9 +307,7 @@ def _interpretation(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def read_result(
-    db_path: Path, set_id: str, run_dir: Path
-) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+def read_result(db_path: Path, set_id: str, run_dir: Path) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
     """(run row, result body, rejection messages naming the user's files)."""
 
     def original(source_file: str) -> Path:
@@ -334,8 +330,7 @@ def read_result(
         )
         persona_metrics = rows(
             con,
-            "select * from marts.engagement_persona_metrics where set_id = ? "
-            "order by persona, metric_order",
+            "select * from marts.engagement_persona_metrics where set_id = ? order by persona, metric_order",
             [set_id],
         )
         rejected = [
@@ -349,8 +344,7 @@ def read_result(
         rejected += [
             f"{original(path)}: file rejected: {reason}"
             for path, reason in con.execute(
-                "select source_file, reject_reason from ops.load_log "
-                "where status = 'rejected' order by source_file"
+                "select source_file, reject_reason from ops.load_log where status = 'rejected' order by source_file"
             ).fetchall()
         ]
     body: dict[str, Any] = {
@@ -402,8 +396,7 @@ def evaluate(
         run, body, rejected = read_result(db_path, set_id, run_dir)
     if run["evaluation_state"] == "no_actions":
         raise EvaluateError(
-            f"empty run: no usable action line in {run_dir}"
-            + "".join(f"\n  {r}" for r in rejected),
+            f"empty run: no usable action line in {run_dir}" + "".join(f"\n  {r}" for r in rejected),
             EXIT_REJECTED,
         )
     if run["evaluation_state"] != "evaluated":  # the expected file was validated above
@@ -434,8 +427,9 @@ def write_result(result: dict[str, Any], output: Path) -> Path:
 
 def summary_lines(result: dict[str, Any]) -> list[str]:
     """Human summary of a result (values as computed; formatting only)."""
-    lines = [f"run {result['runId']}: {result['actual']['totalActs']} counted act(s) "
-             f"of {result['lines']['total']} line(s)"]
+    lines = [
+        f"run {result['runId']}: {result['actual']['totalActs']} counted act(s) of {result['lines']['total']} line(s)"
+    ]
     for name, metric in result["metrics"].items():
         if name == "overallSimilarity":
             continue
@@ -446,7 +440,6 @@ def summary_lines(result: dict[str, Any]) -> list[str]:
     band = result["interpretation"]
     method = result["weighting"]["method"]
     lines.append(
-        f"  overallSimilarity {result['metrics']['overallSimilarity']} "
-        f"({method}) -> {band['band']}: {band['label']}"
+        f"  overallSimilarity {result['metrics']['overallSimilarity']} ({method}) -> {band['band']}: {band['label']}"
     )
     return lines

@@ -74,9 +74,12 @@ DB_FILE = "evaluate.duckdb"
 # loader rejected (e.g. an empty actions.jsonl).
 DBT_SELECT = ("+marts.engagement", "load_log")
 DBT_BUILD_ARGS = (
-    "--select", *DBT_SELECT,
-    "--exclude-resource-type", "unit_test",
-    "--exclude-resource-type", "test",
+    "--select",
+    *DBT_SELECT,
+    "--exclude-resource-type",
+    "unit_test",
+    "--exclude-resource-type",
+    "test",
 )
 KEY_FILES = ("dbt_project.yml", "profiles.yml")
 KEY_DIRS = ("models", "macros", "seeds")
@@ -219,10 +222,7 @@ def plan_from_artifacts(
     database: str,
 ) -> dict[str, Any]:
     """plan.json's content from the template build's artifacts."""
-    built = [
-        r["unique_id"] for r in run_results["results"]
-        if r["unique_id"].split(".", 1)[0] in NODE_TYPES
-    ]
+    built = [r["unique_id"] for r in run_results["results"] if r["unique_id"].split(".", 1)[0] in NODE_TYPES]
     order = {uid: i for i, uid in enumerate(built)}
     manifest_nodes = manifest["nodes"]
     sources = manifest.get("sources", {})
@@ -262,9 +262,7 @@ def plan_from_artifacts(
             "action": action,
         }
         if action is None:
-            unsupported.append(
-                f"{uid} ({node['resource_type']}, materialized {config.get('materialized')})"
-            )
+            unsupported.append(f"{uid} ({node['resource_type']}, materialized {config.get('materialized')})")
         elif node.get("database") and node["database"] != database and action != "inline":
             unsupported.append(f"{uid} (in database {node['database']}, not {database})")
         if action == "recompute":
@@ -487,14 +485,11 @@ class _Dbt:
     """The ``dbt`` object a Python model receives, as dbt-duckdb builds it
     (config.get, ref, source, this, is_incremental)."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, node: dict[str, Any],
-                 substitute: Callable[[str], str]) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, node: dict[str, Any], substitute: Callable[[str], str]) -> None:
         self._con = con
         self._refs = node["refs"]
         self._sources = node["sources"]
-        self.config = _Config({
-            k: substitute(v) if isinstance(v, str) else v for k, v in node["config"].items()
-        })
+        self.config = _Config({k: substitute(v) if isinstance(v, str) else v for k, v in node["config"].items()})
         self.this = _This(node["database"], node["schema"], node["identifier"], node["relation"])
         # what dbt compiles against the template: its relation exists (empty)
         self.is_incremental = node["materialized"] not in ("table", "view")
@@ -513,8 +508,7 @@ class _Dbt:
         return self._load(self._sources[".".join(args)])
 
 
-def _run_loader(con: duckdb.DuckDBPyConnection, node: dict[str, Any],
-                substitute: Callable[[str], str]) -> None:
+def _run_loader(con: duckdb.DuckDBPyConnection, node: dict[str, Any], substitute: Callable[[str], str]) -> None:
     namespace: dict[str, Any] = {"__name__": f"agent_eval_evaluate_{node['name']}"}
     exec(compile(node["raw_code"], node["original_file_path"], "exec"), namespace)  # the project's own loader
     frame = namespace["model"](_Dbt(con, node, substitute), con)

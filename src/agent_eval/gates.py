@@ -86,20 +86,38 @@ def write_junit(results: list[dict[str, Any]], path: Path) -> Path:
     set): <failure> for fail and stale, <skipped> for no_data."""
     failures = sum(r["status"] in GATE_FAILURES for r in results)
     skipped = sum(r["status"] == "no_data" for r in results)
-    suites = ElementTree.Element("testsuites", name="agent-eval", tests=str(len(results)),
-                                 failures=str(failures), skipped=str(skipped), errors="0")
-    suite = ElementTree.SubElement(suites, "testsuite", name="quality_gates", tests=str(len(results)),
-                                   failures=str(failures), skipped=str(skipped), errors="0")
+    suites = ElementTree.Element(
+        "testsuites",
+        name="agent-eval",
+        tests=str(len(results)),
+        failures=str(failures),
+        skipped=str(skipped),
+        errors="0",
+    )
+    suite = ElementTree.SubElement(
+        suites,
+        "testsuite",
+        name="quality_gates",
+        tests=str(len(results)),
+        failures=str(failures),
+        skipped=str(skipped),
+        errors="0",
+    )
     for row in results:
-        case = ElementTree.SubElement(suite, "testcase", classname=f"quality_gates.{row['agent']}",
-                                      name=f"{row['metric']} [{row['set_id']}]")
+        case = ElementTree.SubElement(
+            suite, "testcase", classname=f"quality_gates.{row['agent']}", name=f"{row['metric']} [{row['set_id']}]"
+        )
         props = ElementTree.SubElement(case, "properties")
         for key in ("metric_value", "min_score", "max_regression", "baseline_set_id", "delta"):
             if row.get(key) is not None:
                 ElementTree.SubElement(props, "property", name=key, value=str(row[key]))
         if row["status"] in GATE_FAILURES:
-            failure = ElementTree.SubElement(case, "failure", message=row["reason"] or "gate failed",
-                                             type="freshness" if row["status"] == "stale" else "quality_gate")
+            failure = ElementTree.SubElement(
+                case,
+                "failure",
+                message=row["reason"] or "gate failed",
+                type="freshness" if row["status"] == "stale" else "quality_gate",
+            )
             failure.text = row["reason"]
         elif row["status"] == "no_data":
             ElementTree.SubElement(case, "skipped", message=row["reason"] or "no data")
@@ -112,8 +130,10 @@ def write_junit(results: list[dict[str, Any]], path: Path) -> Path:
 
 def format_results(results: list[dict[str, Any]]) -> str:
     counts = {s: sum(r["status"] == s for r in results) for s in ("pass", "fail", "stale", "no_data")}
-    lines = [f"quality gates: {counts['pass']} pass, {counts['fail']} fail, {counts['stale']} stale, "
-             f"{counts['no_data']} no data"]
+    lines = [
+        f"quality gates: {counts['pass']} pass, {counts['fail']} fail, {counts['stale']} stale, "
+        f"{counts['no_data']} no data"
+    ]
     for row in results:
         if row["status"] != "pass":
             lines.append(f"  GATE {row['status'].upper()}: {row['reason']}")

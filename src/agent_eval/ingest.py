@@ -160,6 +160,7 @@ def is_drop_date(name: str) -> bool:
         return False
     return True
 
+
 # ---------------------------------------------------------------------------
 # Errors and small helpers
 # ---------------------------------------------------------------------------
@@ -193,8 +194,7 @@ def detect_encoding(data: bytes) -> str:
             return "cp949"
         except UnicodeDecodeError:
             raise RejectedFile(
-                "undecodable: not UTF-8, UTF-8 with BOM or CP949/EUC-KR "
-                f"(first bad byte at offset {utf8_error.start})"
+                f"undecodable: not UTF-8, UTF-8 with BOM or CP949/EUC-KR (first bad byte at offset {utf8_error.start})"
             ) from None
 
 
@@ -253,8 +253,7 @@ def max_record_bytes() -> int:
 
 
 def too_large(size_bytes: int) -> str:
-    return (f"record_too_large: {size_bytes / 2**20:.1f} MB, over the limit of {max_record_mb():g} MB "
-            f"({MAX_RECORD_ENV})")
+    return f"record_too_large: {size_bytes / 2**20:.1f} MB, over the limit of {max_record_mb():g} MB ({MAX_RECORD_ENV})"
 
 
 def clipped(text: str) -> str:
@@ -297,9 +296,7 @@ def _read_header(reader: Any, required: Sequence[str]) -> list[str]:
     return header
 
 
-def read_csv_header(
-    head: bytes, encoding: str, required: Sequence[str], whole_file: bool
-) -> csv_load.Header | None:
+def read_csv_header(head: bytes, encoding: str, required: Sequence[str], whole_file: bool) -> csv_load.Header | None:
     """The checked header record from a file's first bytes.
 
     None when the record may continue past ``head`` (then the exact parser
@@ -360,17 +357,14 @@ def _csv_records(text: str, required: Sequence[str]) -> tuple[list[str], Iterato
                 raw = "".join(lines[start - 1 : end])
                 size = len(raw.encode())
                 if size > limit:
-                    yield Record(line_number=start, values=None, raw_text=clipped(raw),
-                                 reject_reason=too_large(size))
+                    yield Record(line_number=start, values=None, raw_text=clipped(raw), reject_reason=too_large(size))
                     continue
             if len(row) != len(header):
                 yield Record(
                     line_number=start,
                     values=None,
                     raw_text="".join(lines[start - 1 : end]),
-                    reject_reason=(
-                        f"ragged_row: expected {len(header)} fields, got {len(row)}"
-                    ),
+                    reject_reason=(f"ragged_row: expected {len(header)} fields, got {len(row)}"),
                 )
                 continue
             values = dict(zip(header, row))
@@ -399,9 +393,7 @@ def _jsonl_records(text: str, required: Sequence[str]) -> Iterator[Record]:
             continue
         missing = [k for k in required if k not in value]
         if missing:
-            yield Record(
-                number, None, line, "missing_required_field: " + ", ".join(missing)
-            )
+            yield Record(number, None, line, "missing_required_field: " + ", ".join(missing))
             continue
         yield Record(number, value)
 
@@ -410,9 +402,7 @@ def _json_document(text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
-        raise RejectedFile(
-            f"not valid JSON: {err.msg} at line {err.lineno} column {err.colno}"
-        ) from None
+        raise RejectedFile(f"not valid JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
 
 
 def _json_records(text: str, kind: DropKind) -> Iterator[Record]:
@@ -426,9 +416,7 @@ def _json_records(text: str, kind: DropKind) -> Iterator[Record]:
             raise RejectedFile("not a JSON object at the top level")
         yield Record(0, document)
         return
-    if not isinstance(document, dict) or not isinstance(
-        document.get(kind.records_key), list
-    ):
+    if not isinstance(document, dict) or not isinstance(document.get(kind.records_key), list):
         raise RejectedFile(f"not a valid dataset: no '{kind.records_key}' list")
     limit = max_record_bytes()
     for index, item in enumerate(document[kind.records_key]):
@@ -436,10 +424,7 @@ def _json_records(text: str, kind: DropKind) -> Iterator[Record]:
             raise RejectedFile(f"not a valid dataset: {kind.records_key}[{index}] is not an object")
         missing = [k for k in kind.required if k not in item]
         if missing:
-            raise RejectedFile(
-                f"not a valid dataset: {kind.records_key}[{index}] lacks "
-                + ", ".join(missing)
-            )
+            raise RejectedFile(f"not a valid dataset: {kind.records_key}[{index}] lacks " + ", ".join(missing))
         text = json.dumps(item, ensure_ascii=False)
         size = len(text.encode()) if len(text) * 4 > limit else 0  # as in _csv_records
         if size > limit:
@@ -592,8 +577,7 @@ def _csv_encoding(path: Path, scan: csv_load.FileScan) -> str:
     if head.startswith(b"\xef\xbb\xbf"):
         if scan.utf8_error_offset is not None:
             raise RejectedFile(
-                "undecodable: UTF-8 BOM but not UTF-8 "
-                f"(first bad byte at offset {scan.utf8_error_offset})"
+                f"undecodable: UTF-8 BOM but not UTF-8 (first bad byte at offset {scan.utf8_error_offset})"
             )
         return "utf-8-sig"
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -651,7 +635,7 @@ def _check_csv_file(
         header = read_csv_header(scan.head, encoding, kind.required, whole)
     note = _duckdb_obstacle(path, encoding, header)
     if note is None and scan.has_quote_blank_quote:
-        note = "a quote, blanks and a quote (`\"a\" \"b\"`): DuckDB would join them"
+        note = 'a quote, blanks and a quote (`"a" "b"`): DuckDB would join them'
     if note is None and header is not None:
         bom = 3 if encoding == "utf-8-sig" else 0
         if speculation is not None and speculation.header == header and encoding != "cp949":
@@ -747,8 +731,9 @@ def manifest_rows(
         row["observation_seq"] = seq
         rows.append(row)
 
-    def observation(relative: str, path: Path, kind: DropKind | None, sha: str, size: int | None,
-                    modified_at: datetime | None) -> dict[str, Any]:
+    def observation(
+        relative: str, path: Path, kind: DropKind | None, sha: str, size: int | None, modified_at: datetime | None
+    ) -> dict[str, Any]:
         return {
             "source_file": relative,
             "drop_date": relative.split("/", 1)[0],
@@ -776,12 +761,13 @@ def manifest_rows(
         if latest is not None and latest.sha256 == sha:
             return
         try:
-            modified_at: datetime | None = datetime.fromtimestamp(
-                path.lstat().st_mtime, UTC).replace(tzinfo=None)
+            modified_at: datetime | None = datetime.fromtimestamp(path.lstat().st_mtime, UTC).replace(tzinfo=None)
         except OSError:
             modified_at = None
-        add(observation(relative, path, match_kind(relative), sha, None, modified_at)
-            | {"status": status, "reject_reason": reason})
+        add(
+            observation(relative, path, match_kind(relative), sha, None, modified_at)
+            | {"status": status, "reject_reason": reason}
+        )
 
     entries = list_drop_entries(root)
     for found in entries:
@@ -796,11 +782,7 @@ def manifest_rows(
         except OSError as err:
             not_read(relative, path, "rejected", f"cannot be read: {err.strerror or err}")
             continue
-        if (
-            latest is not None
-            and latest.modified_at == modified_at
-            and latest.size_bytes == size_now
-        ):
+        if latest is not None and latest.modified_at == modified_at and latest.size_bytes == size_now:
             continue  # same size and time as last observed: not read again
         kind = match_kind(relative)
         scan: csv_load.FileScan | None = None
@@ -871,8 +853,10 @@ def manifest_rows(
     present = {found.relative for found in entries}
     for relative, latest in sorted(latest_by_path.items()):
         if relative not in present and latest.status != "removed":
-            add(observation(relative, root / relative, match_kind(relative), not_read_sha256(REMOVED), None, None)
-                | {"status": "removed", "reject_reason": REMOVED})
+            add(
+                observation(relative, root / relative, match_kind(relative), not_read_sha256(REMOVED), None, None)
+                | {"status": "removed", "reject_reason": REMOVED}
+            )
     return rows
 
 
@@ -896,9 +880,7 @@ LINEAGE_FIELDS = [
 
 def csv_rows_schema(kind: DropKind) -> pa.Schema:
     return pa.schema(
-        LINEAGE_FIELDS
-        + [(name, pa.string()) for name in kind.required]
-        + [("extra_columns", pa.string())]
+        LINEAGE_FIELDS + [(name, pa.string()) for name in kind.required] + [("extra_columns", pa.string())]
     )
 
 
@@ -947,15 +929,11 @@ def rows_table(kind_name: str, drops_dir: str | Path, pending: Iterable[PendingF
                     columns[name].append(values.get(name))
                 extra = {k: v for k, v in values.items() if k not in kind.required}
                 columns["extra_columns"].append(
-                    json.dumps(extra, ensure_ascii=False, separators=(",", ":"))
-                    if extra
-                    else None
+                    json.dumps(extra, ensure_ascii=False, separators=(",", ":")) if extra else None
                 )
             else:
                 columns["record_json"].append(
-                    None
-                    if record.values is None
-                    else json.dumps(record.values, ensure_ascii=False)
+                    None if record.values is None else json.dumps(record.values, ensure_ascii=False)
                 )
     return pa.table(columns, schema=schema)
 
@@ -981,17 +959,13 @@ def csv_rows_relation(
             exact.append(item)
             continue
         path = root / item.source_file
-        if not path.is_file() or (
-            path.stat().st_size != item.size_bytes or _modified_at(path) != item.modified_at
-        ):
+        if not path.is_file() or (path.stat().st_size != item.size_bytes or _modified_at(path) != item.modified_at):
             # Changed (or gone) since the manifest observed it: load nothing;
             # the next build observes the new bytes.
             continue
         with path.open("rb") as handle:
             head = handle.read(csv_load.HEAD_BYTES)
-        header = read_csv_header(
-            head, item.encoding, kind.required, item.size_bytes <= csv_load.HEAD_BYTES
-        )
+        header = read_csv_header(head, item.encoding, kind.required, item.size_bytes <= csv_load.HEAD_BYTES)
         if header is None:  # not within the first bytes after all: exact parser
             exact.append(item)
             continue
@@ -1009,9 +983,7 @@ def csv_rows_relation(
             )
         )
     python_rows = rows_table(kind_name, drops_dir, exact)
-    return csv_load.rows_relation(
-        session, kind.required, duckdb_files, python_rows, f"{kind_name}__exact_rows"
-    )
+    return csv_load.rows_relation(session, kind.required, duckdb_files, python_rows, f"{kind_name}__exact_rows")
 
 
 # ---------------------------------------------------------------------------

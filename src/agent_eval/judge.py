@@ -76,8 +76,14 @@ class JudgeError(Exception):
     ``retryable``: worth another attempt (the endpoint, not the model, failed);
     ``retry_after``: seconds the endpoint asked to wait (Retry-After)."""
 
-    def __init__(self, status: str, message: str, reply_text: str | None = None,
-                 retryable: bool = False, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        status: str,
+        message: str,
+        reply_text: str | None = None,
+        retryable: bool = False,
+        retry_after: float | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.reply_text = reply_text
@@ -124,7 +130,9 @@ class JudgeConfig:
             return value
 
         return cls(
-            base_url, model, env.get(ENV_API_KEY) or None,
+            base_url,
+            model,
+            env.get(ENV_API_KEY) or None,
             timeout_sec=number(ENV_TIMEOUT, DEFAULT_TIMEOUT_SEC, float, 0.001),
             max_attempts=number(ENV_MAX_ATTEMPTS, DEFAULT_MAX_ATTEMPTS, int, 1),
             concurrency=number(ENV_CONCURRENCY, DEFAULT_CONCURRENCY, int, 1),
@@ -152,8 +160,9 @@ def build_messages(item: Mapping[str, Any]) -> list[dict[str, str]]:
 def client_for(config: JudgeConfig) -> openai.OpenAI:
     """The SDK's client; its own retries are off: attempts are ours, so that
     each is recorded."""
-    return openai.OpenAI(base_url=config.base_url, api_key=config.api_key or "not-needed",
-                         timeout=config.timeout_sec, max_retries=0)
+    return openai.OpenAI(
+        base_url=config.base_url, api_key=config.api_key or "not-needed", timeout=config.timeout_sec, max_retries=0
+    )
 
 
 def retry_after(response: Any) -> float | None:
@@ -165,8 +174,7 @@ def retry_after(response: Any) -> float | None:
         return None
 
 
-def call_endpoint(config: JudgeConfig, messages: list[dict[str, str]],
-                  client: openai.OpenAI | None = None) -> str:
+def call_endpoint(config: JudgeConfig, messages: list[dict[str, str]], client: openai.OpenAI | None = None) -> str:
     """One chat completion; return the message content or raise JudgeError."""
     client = client or client_for(config)
     try:
@@ -175,19 +183,25 @@ def call_endpoint(config: JudgeConfig, messages: list[dict[str, str]],
         raise JudgeError("timeout", f"no reply within {config.timeout_sec:g}s", retryable=True) from None
     except openai.APIStatusError as err:
         code = err.status_code
-        raise JudgeError("http_error", f"HTTP {code} from {config.endpoint}",
-                         (err.response.text or "")[:REPLY_TEXT_MAX] or None,
-                         retryable=code == 429 or code >= 500, retry_after=retry_after(err.response)) from None
+        raise JudgeError(
+            "http_error",
+            f"HTTP {code} from {config.endpoint}",
+            (err.response.text or "")[:REPLY_TEXT_MAX] or None,
+            retryable=code == 429 or code >= 500,
+            retry_after=retry_after(err.response),
+        ) from None
     except openai.APIConnectionError as err:
         raise JudgeError("error", f"cannot reach {config.endpoint}: {err}", retryable=True) from None
     except (openai.APIResponseValidationError, json.JSONDecodeError, ValueError) as err:
-        raise JudgeError("malformed", f"reply is not a chat completion ({type(err).__name__})",
-                         retryable=True) from None
+        raise JudgeError(
+            "malformed", f"reply is not a chat completion ({type(err).__name__})", retryable=True
+        ) from None
     try:
         content = completion.choices[0].message.content
     except (AttributeError, IndexError, TypeError):
-        raise JudgeError("malformed", "reply is not a chat completion", str(completion)[:REPLY_TEXT_MAX],
-                         retryable=True) from None
+        raise JudgeError(
+            "malformed", "reply is not a chat completion", str(completion)[:REPLY_TEXT_MAX], retryable=True
+        ) from None
     if not isinstance(content, str):
         raise JudgeError("malformed", "reply message has no text content", str(completion)[:REPLY_TEXT_MAX])
     return content
@@ -220,8 +234,12 @@ def parse_score(content: str, metric: str) -> float:
     return float(score)
 
 
-def judge_item(config: JudgeConfig, item: Mapping[str, Any], client: openai.OpenAI | None = None,
-               sleep: Callable[[float], None] = time.sleep) -> list[dict[str, Any]]:
+def judge_item(
+    config: JudgeConfig,
+    item: Mapping[str, Any],
+    client: openai.OpenAI | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> list[dict[str, Any]]:
     """Every attempt on one review item, each a row of judge.summary_judgments:
     retried while the failure is transient and attempts remain."""
     client = client or client_for(config)
@@ -276,8 +294,20 @@ order by q.set_id, q.case_id, q.metric
 """
 
 COLUMNS = (
-    "judgment_id", "set_id", "file_sha256", "case_id", "metric", "rule_score", "llm_score",
-    "status", "error", "model", "prompt_version", "endpoint", "reply_text", "judged_at",
+    "judgment_id",
+    "set_id",
+    "file_sha256",
+    "case_id",
+    "metric",
+    "rule_score",
+    "llm_score",
+    "status",
+    "error",
+    "model",
+    "prompt_version",
+    "endpoint",
+    "reply_text",
+    "judged_at",
 )
 
 
@@ -288,8 +318,9 @@ class JudgeRun:
     by_status: dict[str, int] = field(default_factory=dict)  # each item's last attempt
 
 
-def run_judge(db_path: Path, config: JudgeConfig, limit: int | None = None,
-              progress: Callable[[str], None] | None = None) -> JudgeRun:
+def run_judge(
+    db_path: Path, config: JudgeConfig, limit: int | None = None, progress: Callable[[str], None] | None = None
+) -> JudgeRun:
     """Judge every review item without a successful judgment by this model
     and prompt version, ``concurrency`` at a time; append one row per
     attempt as each item finishes (an interrupted run keeps what it got)."""
@@ -306,8 +337,7 @@ def run_judge(db_path: Path, config: JudgeConfig, limit: int | None = None,
         if bound is not None:
             items = items[:bound]
         insert = (
-            f"insert into judge.summary_judgments ({', '.join(COLUMNS)}) "
-            f"values ({', '.join('?' for _ in COLUMNS)})"
+            f"insert into judge.summary_judgments ({', '.join(COLUMNS)}) values ({', '.join('?' for _ in COLUMNS)})"
         )
         client = client_for(config)
         with ThreadPoolExecutor(max_workers=config.concurrency) as pool:
@@ -320,8 +350,10 @@ def run_judge(db_path: Path, config: JudgeConfig, limit: int | None = None,
                 run.attempts += len(rows)
                 last = rows[-1]
                 run.by_status[last["status"]] = run.by_status.get(last["status"], 0) + 1
-                progress(f"judge [{run.sent}/{len(items)}] {item['set_id']} case {item['case_id']} "
-                         f"{item['metric']}: {last['status']}"
-                         + (f" after {len(rows)} attempts" if len(rows) > 1 else "")
-                         + (f" ({last['error']})" if last["error"] else ""))
+                progress(
+                    f"judge [{run.sent}/{len(items)}] {item['set_id']} case {item['case_id']} "
+                    f"{item['metric']}: {last['status']}"
+                    + (f" after {len(rows)} attempts" if len(rows) > 1 else "")
+                    + (f" ({last['error']})" if last["error"] else "")
+                )
     return run

@@ -35,8 +35,7 @@ def morning_path(reports_dir: Path, drop_date: Any) -> Path:
     return reports_dir / "morning" / f"{drop_date}.md"
 
 
-def morning_context(con: duckdb.DuckDBPyConnection, newest: Any, reports_dir: Path,
-                    page: Path) -> dict[str, Any]:
+def morning_context(con: duckdb.DuckDBPyConnection, newest: Any, reports_dir: Path, page: Path) -> dict[str, Any]:
     """Everything the page shows about the sets of drop date ``newest``."""
     day = [newest]
     sets = rows(

@@ -32,8 +32,7 @@ def find_project_dir(start: Path | None = None) -> Path:
         if marker.is_file() and "name: agent_eval" in marker.read_text(encoding="utf-8"):
             return candidate.resolve()
     raise FileNotFoundError(
-        "cannot find the agent_eval dbt project (dbt_project.yml); run from the "
-        "repository or set AGENT_EVAL_PROJECT"
+        "cannot find the agent_eval dbt project (dbt_project.yml); run from the repository or set AGENT_EVAL_PROJECT"
     )
 
 

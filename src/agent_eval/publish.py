@@ -58,10 +58,22 @@ KEEP_PARQUET_VERSIONS = 2  # the current one, and the previous one for slow read
 # duckdb-engine, JDBC) maps cleanly. Not allowed: HUGEINT / unsigned integers
 # (sum() and count() results: cast to bigint), LIST / ARRAY / STRUCT / MAP /
 # UNION / JSON (flatten to text or a child table), BLOB, BIT, INTERVAL, UUID.
-BI_SAFE_TYPES = frozenset({
-    "BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "FLOAT", "DOUBLE",
-    "VARCHAR", "DATE", "TIME", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE",
-})
+BI_SAFE_TYPES = frozenset(
+    {
+        "BOOLEAN",
+        "TINYINT",
+        "SMALLINT",
+        "INTEGER",
+        "BIGINT",
+        "FLOAT",
+        "DOUBLE",
+        "VARCHAR",
+        "DATE",
+        "TIME",
+        "TIMESTAMP",
+        "TIMESTAMP WITH TIME ZONE",
+    }
+)
 _DECIMAL = re.compile(r"DECIMAL\(\d+,\d+\)")
 
 
@@ -121,10 +133,7 @@ def published_relations(manifest: dict[str, Any]) -> list[Relation]:
                 name=node.get("alias") or node["name"],
                 resource_type=node["resource_type"],
                 description=(node.get("description") or "").strip(),
-                columns={
-                    name: (col.get("description") or "").strip()
-                    for name, col in node.get("columns", {}).items()
-                },
+                columns={name: (col.get("description") or "").strip() for name, col in node.get("columns", {}).items()},
                 contract_enforced=bool(node["config"].get("contract", {}).get("enforced")),
             )
         )
@@ -191,8 +200,7 @@ def publish(paths: Paths, manifest: dict[str, Any] | None = None) -> Published:
     except BaseException as err:
         _remove(tmp_db)
         _remove(tmp_db.with_name(tmp_db.name + ".wal"))
-        if not (paths.published_parquet.is_symlink()
-                and paths.published_parquet.resolve() == tmp_parquet.resolve()):
+        if not (paths.published_parquet.is_symlink() and paths.published_parquet.resolve() == tmp_parquet.resolve()):
             _remove(tmp_parquet)
         if isinstance(err, (duckdb.Error, OSError)):
             raise PublishError(f"publishing failed: {type(err).__name__}: {err}") from err
@@ -201,8 +209,9 @@ def publish(paths: Paths, manifest: dict[str, Any] | None = None) -> Published:
     return Published(db_path=paths.published_db, parquet_dir=paths.published_parquet, tables=tables)
 
 
-def _write(paths: Paths, relations: list[Relation], manifest: dict[str, Any],
-           tmp_db: Path, tmp_parquet: Path) -> list[tuple[str, str, int]]:
+def _write(
+    paths: Paths, relations: list[Relation], manifest: dict[str, Any], tmp_db: Path, tmp_parquet: Path
+) -> list[tuple[str, str, int]]:
     published_at = datetime.now(UTC).replace(tzinfo=None)
     invocation_id = manifest.get("metadata", {}).get("invocation_id")
     config = {"storage_compatibility_version": STORAGE_COMPATIBILITY_VERSION}
@@ -257,8 +266,10 @@ def _write(paths: Paths, relations: list[Relation], manifest: dict[str, Any],
         )
         con.execute(
             f"comment on table {meta} is "
-            + _literal("One row per table in this published file: its row count, when it was "
-                       "published (UTC) and the dbt build it comes from. Not a dbt model.")
+            + _literal(
+                "One row per table in this published file: its row count, when it was "
+                "published (UTC) and the dbt build it comes from. Not a dbt model."
+            )
         )
         for column, text in [
             ("schema_name", "Schema of the published table."),

@@ -20,13 +20,13 @@ from agent_eval.db import rows
 TEMPLATES = Path(__file__).parent / "templates"
 
 
-
 def _charts() -> Any:
     """The charts module, imported when a report is rendered (matplotlib
     costs about half a second: commands that render nothing skip it)."""
     from agent_eval import charts
 
     return charts
+
 
 def md_cell(value: Any) -> str:
     """Text safe inside a markdown table cell: HTML escaped, pipes and
@@ -101,22 +101,16 @@ def resume_context(con: duckdb.DuckDBPyConnection, set_id: str) -> dict[str, Any
     set_row = rows(con, "select * from marts.resume_set_scores where set_id = ?", one)[0]
     return {
         "s": set_row,
-        "rounds": rows(
-            con, "select * from marts.resume_round_scores where set_id = ? order by round_order", one
-        ),
+        "rounds": rows(con, "select * from marts.resume_round_scores where set_id = ? order by round_order", one),
         "round_tracks": rows(
             con,
-            "select * from marts.resume_round_track_scores where set_id = ? "
-            "order by round_order, track",
+            "select * from marts.resume_round_track_scores where set_id = ? order by round_order, track",
             one,
         ),
-        "tracks": rows(
-            con, "select * from marts.resume_set_track_scores where set_id = ? order by track", one
-        ),
+        "tracks": rows(con, "select * from marts.resume_set_track_scores where set_id = ? order by track", one),
         "round_pairs": rows(
             con,
-            "select * from marts.resume_consistency_round_pairs where set_id = ? "
-            "order by round_a_order, round_b_order",
+            "select * from marts.resume_consistency_round_pairs where set_id = ? order by round_a_order, round_b_order",
             one,
         ),
         "distribution": rows(
@@ -221,20 +215,16 @@ def recruit_context(con: duckdb.DuckDBPyConnection, set_id: str, top_n: int = 10
     distribution: dict[str, list[dict[str, Any]]] = {}
     for row in rows(
         con,
-        "select * from marts.recruit_latency_distribution where set_id = ? "
-        "order by latency_class, latency_score desc",
+        "select * from marts.recruit_latency_distribution where set_id = ? order by latency_class, latency_score desc",
         one,
     ):
         distribution.setdefault(row["latency_class"], []).append(row)
     return {
         "s": rows(con, "select * from marts.recruit_set_scores where set_id = ?", one)[0],
-        "rounds": rows(
-            con, "select * from marts.recruit_round_scores where set_id = ? order by round_order", one
-        ),
+        "rounds": rows(con, "select * from marts.recruit_round_scores where set_id = ? order by round_order", one),
         "weights": rows(
             con,
-            "select metric, metric_name, weight from rubric.recruit_weights "
-            "order by weight desc, metric",
+            "select metric, metric_name, weight from rubric.recruit_weights order by weight desc, metric",
         ),
         "failing_checks": rows(
             con,
@@ -311,8 +301,7 @@ def render_engagement_reports(db_path: Path, reports_dir: Path, set_ids: list[st
                 ),
                 "persona_metrics": rows(
                     con,
-                    "select * from marts.engagement_persona_metrics where set_id = ? "
-                    "order by persona, metric_order",
+                    "select * from marts.engagement_persona_metrics where set_id = ? order by persona, metric_order",
                     one,
                 ),
                 "rejected_rows": rows(
@@ -333,9 +322,7 @@ def render_engagement_reports(db_path: Path, reports_dir: Path, set_ids: list[st
 
 def summary_context(con: duckdb.DuckDBPyConnection, set_id: str, worst_limit: int = 5) -> dict[str, Any]:
     one = [set_id]
-    metrics = rows(
-        con, "select * from marts.summary_set_metrics where set_id = ? order by metric_order", one
-    )
+    metrics = rows(con, "select * from marts.summary_set_metrics where set_id = ? order by metric_order", one)
     return {
         "s": rows(con, "select * from marts.summary_set_scores where set_id = ?", one)[0],
         "metrics": metrics,

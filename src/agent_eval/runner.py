@@ -52,9 +52,7 @@ def run_dbt(paths: Paths, args: Sequence[str], quiet: bool = False) -> None:
         tail = ""
         if quiet and output:
             tail = "\n" + "\n".join(output.splitlines()[-40:])
-        raise DbtFailed(
-            f"dbt {' '.join(args)} failed with exit code {returncode}{tail}"
-        )
+        raise DbtFailed(f"dbt {' '.join(args)} failed with exit code {returncode}{tail}")
 
 
 class _Preloader:
@@ -71,7 +69,10 @@ class _Preloader:
             if self.process is None or self.process.poll() is not None:
                 self.process = subprocess.Popen(
                     [sys.executable, "-m", "agent_eval.dbt_preload"],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    text=True,
+                    bufsize=1,
                 )
             assert self.process.stdin is not None and self.process.stdout is not None
             request = {"args": args, "cwd": str(cwd), "env": env, "output": output.name}
@@ -173,21 +174,29 @@ def raw_row_counts(db_path: Path) -> dict[str, int]:
     if not db_path.exists():
         return {}
     with duckdb.connect(str(db_path), read_only=True) as con:
-        return {table: con.execute(f'select count(*) from {RAW_SCHEMA}."{table}"').fetchone()[0]
-                for table in raw_row_tables(con)}
+        return {
+            table: con.execute(f'select count(*) from {RAW_SCHEMA}."{table}"').fetchone()[0]
+            for table in raw_row_tables(con)
+        }
 
 
 def raw_row_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
     """The raw history tables of rows: every table in schema raw with the
     lineage columns source_file and sha256, except the manifest."""
-    return [r[0] for r in con.execute(
-        "select table_name from duckdb_columns() where schema_name = ? and table_name <> ? "
-        "and column_name in ('source_file', 'sha256') group by table_name having count(*) = 2 "
-        "order by table_name", [RAW_SCHEMA, MANIFEST_TABLE]).fetchall()]
+    return [
+        r[0]
+        for r in con.execute(
+            "select table_name from duckdb_columns() where schema_name = ? and table_name <> ? "
+            "and column_name in ('source_file', 'sha256') group by table_name having count(*) = 2 "
+            "order by table_name",
+            [RAW_SCHEMA, MANIFEST_TABLE],
+        ).fetchall()
+    ]
 
 
-def read_summary(db_path: Path, since: datetime | None = None,
-                 rows_before: dict[str, int] | None = None) -> BuildSummary:
+def read_summary(
+    db_path: Path, since: datetime | None = None, rows_before: dict[str, int] | None = None
+) -> BuildSummary:
     """Read the ops tables (read-only). Rejections are those that still
     stand: the latest observation of a path is rejected, or a current set
     has rejected rows. Files observed "this run" = observed at or after
@@ -202,36 +211,34 @@ def read_summary(db_path: Path, since: datetime | None = None,
         # rows_before: the versions it observed as loaded), and those it
         # restored (rows already in raw history, current again)
         if rows_before is None:
-            appended = ("select source_file, sha256 from ops.load_log "
-                        "where status = 'loaded' and loaded_at >= ?", [since])
+            appended = (
+                "select source_file, sha256 from ops.load_log where status = 'loaded' and loaded_at >= ?",
+                [since],
+            )
         else:
             tables = raw_row_tables(con)
             appended = (
-                " union ".join(f'select source_file, sha256 from {RAW_SCHEMA}."{t}" where rowid >= ?'
-                               for t in tables) or "select null, null where false",
-                [rows_before.get(t, 0) for t in tables])
-        built = (appended[0] + " union select source_file, sha256 from ops.load_log "
-                 "where status = 'restored' and loaded_at >= ?", [*appended[1], since])
-        summary.drops = [
-            r[0]
-            for r in con.sql(
-                "select distinct drop_folder from ops.load_log order by 1"
-            ).fetchall()
-        ]
+                " union ".join(f'select source_file, sha256 from {RAW_SCHEMA}."{t}" where rowid >= ?' for t in tables)
+                or "select null, null where false",
+                [rows_before.get(t, 0) for t in tables],
+            )
+        built = (
+            appended[0] + " union select source_file, sha256 from ops.load_log "
+            "where status = 'restored' and loaded_at >= ?",
+            [*appended[1], since],
+        )
+        summary.drops = [r[0] for r in con.sql("select distinct drop_folder from ops.load_log order by 1").fetchall()]
         summary.new_observations = dict(
             con.execute(
-                "select status, count(*) from ops.load_log where loaded_at >= ? "
-                "group by 1 order by 1",
+                "select status, count(*) from ops.load_log where loaded_at >= ? group by 1 order by 1",
                 [since],
             ).fetchall()
         )
         summary.rejected_files = con.sql(
-            "select source_file, reject_reason from ops.rejected_files "
-            "where is_latest order by source_file"
+            "select source_file, reject_reason from ops.rejected_files where is_latest order by source_file"
         ).fetchall()
         summary.ignored_files = con.sql(
-            "select source_file, reject_reason from ops.load_log "
-            "where status = 'ignored' order by source_file"
+            "select source_file, reject_reason from ops.load_log where status = 'ignored' order by source_file"
         ).fetchall()
         summary.rejected_rows = con.sql(
             "select source_file, line_number, reason_detail from ops.rejected_rows "
@@ -239,8 +246,7 @@ def read_summary(db_path: Path, since: datetime | None = None,
         ).fetchall()
         summary.n_rejected_rows = len(summary.rejected_rows)
         summary.n_rows_loaded = con.execute(
-            "select coalesce(sum(n_valid_rows), 0) from ops.file_reconciliation "
-            "where is_current"
+            "select coalesce(sum(n_valid_rows), 0) from ops.file_reconciliation where is_current"
         ).fetchall()[0][0]
         summary.n_rows_loaded_now, summary.n_rows_rejected_now = con.execute(
             "select coalesce(sum(n_valid_rows), 0), coalesce(sum(n_rejected_rows), 0) "
@@ -248,10 +254,7 @@ def read_summary(db_path: Path, since: datetime | None = None,
             appended[1],
         ).fetchall()[0]
         summary.sets = [
-            r[0]
-            for r in con.sql(
-                "select set_id from intermediate.int_sets__current order by 1"
-            ).fetchall()
+            r[0] for r in con.sql("select set_id from intermediate.int_sets__current order by 1").fetchall()
         ]
         summary.sets_built_now = [
             r[0]

@@ -145,9 +145,7 @@ def _latency(rng: random.Random, track: int) -> float:
     return round(rng.choice([rng.uniform(1, 5), rng.uniform(5, 10), rng.uniform(10, 25)]), 2)
 
 
-def generated_rows(
-    rng: random.Random, n_queries: int, rounds: list[str], run_prefix: str
-) -> Iterator[ResumeRow]:
+def generated_rows(rng: random.Random, n_queries: int, rounds: list[str], run_prefix: str) -> Iterator[ResumeRow]:
     """Ordinary rows: every query in every round, outcomes drawn at random."""
     catalogue = [(t, q) for t, qs in TRACK_QUERIES.items() for q in qs]
     for round_index, round_label in enumerate(rounds, start=1):
@@ -210,13 +208,11 @@ def special_rows(run_prefix: str, rounds: list[str]) -> list[ResumeRow]:
             setattr(base, key, value)
         return base
 
-    multi_line = "지원자 목록입니다.\n- 김민지 (신입)\n- 이서준 (신입, 포트폴리오 \"있음\")"
+    multi_line = '지원자 목록입니다.\n- 김민지 (신입)\n- 이서준 (신입, 포트폴리오 "있음")'
     return [
         # multi-line quoted cells in 응답 and in the JSON message
-        row("S-MULTILINE", r1, "Track 1", response=multi_line,
-            raw_json=raw_json(multi_line, ui, 3.2)),
-        row("S-MULTILINE", r2, "Track 1", response=multi_line,
-            raw_json=raw_json(multi_line, ui, 4.9)),
+        row("S-MULTILINE", r1, "Track 1", response=multi_line, raw_json=raw_json(multi_line, ui, 3.2)),
+        row("S-MULTILINE", r2, "Track 1", response=multi_line, raw_json=raw_json(multi_line, ui, 4.9)),
         # malformed Raw JSON -> error (raw_json_invalid), consistent fail/fail
         row("S-BADJSON", r1, "2", raw_json='{"assistantMessage": "집계 결과입니다", "dataUIList": ['),
         row("S-BADJSON", r2, "2", raw_json="{'assistantMessage': '작은따옴표 JSON'}"),
@@ -229,8 +225,7 @@ def special_rows(run_prefix: str, rounds: list[str]) -> list[ResumeRow]:
         row("S-RAWBLANK", r1, "1", raw_json=raw_json("필터를 적용했습니다.", ui, 5.0, error="  ")),
         row("S-RAWBLANK", r2, "1", raw_json=raw_json("필터를 적용했습니다.", ui, 5.01, error="")),
         # 오류 column beats everything
-        row("S-ERRCOL", r1, "3", error="timeout: 60초 초과",
-            raw_json=raw_json("분석 결과입니다.", ui, 61.0)),
+        row("S-ERRCOL", r1, "3", error="timeout: 60초 초과", raw_json=raw_json("분석 결과입니다.", ui, 61.0)),
         row("S-ERRCOL", r2, "3", raw_json=raw_json("분석 결과입니다.", ui, 60.0)),
         # empty: no message, no dataUIList; dataUIList alone is enough for ok
         row("S-EMPTY", r1, "2", raw_json=raw_json("", [], 7.5)),
@@ -239,10 +234,24 @@ def special_rows(run_prefix: str, rounds: list[str]) -> list[ResumeRow]:
         row("S-PARTIAL", r1, "Track 2", raw_json=raw_json("기간을 알려주시면 집계하겠습니다.", [], 10.0)),
         row("S-PARTIAL", r2, "Track 2", raw_json=raw_json("원하시면 등급별로 나눠 드릴게요.", ui, 15.0)),
         # LLM 점수: valid overrides, invalid forms are ignored and flagged
-        row("S-LLM", r1, "1", llm_status="DONE", llm_score="3.5", llm_comment="필터 일부 누락",
-            raw_json=raw_json("필터를 적용했습니다.", ui, 20.0)),
-        row("S-LLM", r2, "1", llm_status="DONE", llm_score="좋음", llm_comment="숫자가 아닌 점수",
-            raw_json=raw_json("필터를 적용했습니다.", ui, 20.01)),
+        row(
+            "S-LLM",
+            r1,
+            "1",
+            llm_status="DONE",
+            llm_score="3.5",
+            llm_comment="필터 일부 누락",
+            raw_json=raw_json("필터를 적용했습니다.", ui, 20.0),
+        ),
+        row(
+            "S-LLM",
+            r2,
+            "1",
+            llm_status="DONE",
+            llm_score="좋음",
+            llm_comment="숫자가 아닌 점수",
+            raw_json=raw_json("필터를 적용했습니다.", ui, 20.01),
+        ),
         row("S-LLM-RANGE", r1, "1", llm_score="7", raw_json=raw_json("필터를 적용했습니다.", ui, 1.0)),
         row("S-LLM-RANGE", r2, "1", llm_score="-1", raw_json=raw_json("필터를 적용했습니다.", ui, None)),
         # Track 3 latency around its bounds
@@ -288,16 +297,26 @@ def write_resume_samples(drops_dir: Path) -> list[Path]:
     written = [
         write_resume_csv(
             drops_dir / "2026-11-01" / "resume_agent_nightly.csv",
-            n_queries=24, rounds=["1/1", "2/1"], seed=101, run_prefix="n1101",
+            n_queries=24,
+            rounds=["1/1", "2/1"],
+            seed=101,
+            run_prefix="n1101",
         ),
         write_resume_csv(
             drops_dir / "2026-11-01" / "resume_agent_excel_export.csv",
-            n_queries=12, rounds=["1/1", "2/1", "3/1"], seed=202, encoding="cp949",
-            with_special_rows=False, run_prefix="x1101",
+            n_queries=12,
+            rounds=["1/1", "2/1", "3/1"],
+            seed=202,
+            encoding="cp949",
+            with_special_rows=False,
+            run_prefix="x1101",
         ),
         write_resume_csv(
             drops_dir / "2026-11-02" / "resume_agent_nightly.csv",
-            n_queries=24, rounds=["1/1", "2/1"], seed=102, encoding="utf-8-sig",
+            n_queries=24,
+            rounds=["1/1", "2/1"],
+            seed=102,
+            encoding="utf-8-sig",
             run_prefix="n1102",
         ),
     ]
@@ -309,8 +328,10 @@ def write_resume_samples(drops_dir: Path) -> list[Path]:
     broken = drops_dir / "2026-11-02" / "resume_agent_broken_export.csv"
     header = [c for c in RESUME_AGENT_COLUMNS if c != "Raw JSON"]
     broken.write_text(
-        ",".join(header) + "\r\n" + ",".join(["b1", "b1-i1", "Q1", "1", "여성 지원자만 보여줘",
-                                               "필터", "필터", "1/1", "결과", "", "", "", ""]) + "\r\n",
+        ",".join(header)
+        + "\r\n"
+        + ",".join(["b1", "b1-i1", "Q1", "1", "여성 지원자만 보여줘", "필터", "필터", "1/1", "결과", "", "", "", ""])
+        + "\r\n",
         encoding="utf-8",
     )
     written.append(broken)

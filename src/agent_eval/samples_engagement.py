@@ -116,48 +116,106 @@ def write_engagement_samples(drops_dir: Path) -> list[Path]:
     run = "sim-20261101-01"
     base = drops_dir / "2026-11-01" / "engagement" / run
     start = datetime(2026, 11, 1, 21, 0, 0)
-    written.append(_write_jsonl(base / "agent-01" / "actions.jsonl", _agent_log(
-        rng, start, run, "agent-01",
-        [("personaId", "p-20s-beauty"), ("personaId", "p-30s-office")], 36, 0.75, 0.3)))
-    written.append(_write_jsonl(base / "agent-02" / "actions.jsonl", _agent_log(
-        rng, start, run, "agent-02", [("persona", "p-40s-camping")], 24, 0.5, 0.2)))
-    written.append(_write_jsonl(base / "agent-03" / "actions.jsonl", _agent_log(
-        rng, start, run, "agent-03", [None], 20, 0.6, 0.15)))
-    written.append(_write_json(base / "expected.json", {
-        "description": "2026-10 뷰티/라이프스타일 캠페인 크롤링 결과 (게시물 80건 노출 기준)",
-        "expected": {"likeCount": 45, "commentCount": 14},
-        "perPersona": {
-            "p-20s-beauty": {"likeCount": 15, "commentCount": 6},
-            "p-40s-camping": {"likeCount": 10},
-            "p-50s-golf": {"likeCount": 4, "commentCount": 1},
-        },
-    }))
+    written.append(
+        _write_jsonl(
+            base / "agent-01" / "actions.jsonl",
+            _agent_log(
+                rng,
+                start,
+                run,
+                "agent-01",
+                [("personaId", "p-20s-beauty"), ("personaId", "p-30s-office")],
+                36,
+                0.75,
+                0.3,
+            ),
+        )
+    )
+    written.append(
+        _write_jsonl(
+            base / "agent-02" / "actions.jsonl",
+            _agent_log(rng, start, run, "agent-02", [("persona", "p-40s-camping")], 24, 0.5, 0.2),
+        )
+    )
+    written.append(
+        _write_jsonl(
+            base / "agent-03" / "actions.jsonl", _agent_log(rng, start, run, "agent-03", [None], 20, 0.6, 0.15)
+        )
+    )
+    written.append(
+        _write_json(
+            base / "expected.json",
+            {
+                "description": "2026-10 뷰티/라이프스타일 캠페인 크롤링 결과 (게시물 80건 노출 기준)",
+                "expected": {"likeCount": 45, "commentCount": 14},
+                "perPersona": {
+                    "p-20s-beauty": {"likeCount": 15, "commentCount": 6},
+                    "p-40s-camping": {"likeCount": 10},
+                    "p-50s-golf": {"likeCount": 4, "commentCount": 1},
+                },
+            },
+        )
+    )
 
     run = "sim-20261102-01"
     base = drops_dir / "2026-11-02" / "engagement" / run
     start = datetime(2026, 11, 2, 21, 0, 0)
-    log = _agent_log(rng, start, run, "agent-01",
-                     [("personaId", "p-20s-beauty"), ("personaId", "p-30s-office")], 30, 0.7, 0.25)
-    log.insert(11, '{"ts": "2026-11-02T21:03:07+09:00", "runId": "sim-20261102-01", "action": {"type": "act", "status": "ok"}, "result": {"liked": tr')
-    log.append(json.dumps({
-        "ts": "2026-11-02T21:09:00+09:00", "runId": run, "agentId": "agent-01", "personaId": "p-30s-office",
-        "postId": "post-1003", "action": {"type": "act", "status": "ok"}, "result": {"liked": "좋아요", "commented": False},
-    }, ensure_ascii=False))
+    log = _agent_log(
+        rng, start, run, "agent-01", [("personaId", "p-20s-beauty"), ("personaId", "p-30s-office")], 30, 0.7, 0.25
+    )
+    log.insert(
+        11,
+        '{"ts": "2026-11-02T21:03:07+09:00", "runId": "sim-20261102-01", "action": {"type": "act", "status": "ok"}, "result": {"liked": tr',
+    )
+    log.append(
+        json.dumps(
+            {
+                "ts": "2026-11-02T21:09:00+09:00",
+                "runId": run,
+                "agentId": "agent-01",
+                "personaId": "p-30s-office",
+                "postId": "post-1003",
+                "action": {"type": "act", "status": "ok"},
+                "result": {"liked": "좋아요", "commented": False},
+            },
+            ensure_ascii=False,
+        )
+    )
     written.append(_write_jsonl(base / "agent-01" / "actions.jsonl", log))
-    written.append(_write_jsonl(base / "agent-02" / "actions.jsonl", _agent_log(
-        rng, start, run, "agent-02", [("persona", "p-40s-camping")], 20, 0.45, 0.1)))
-    written.append(_write_json(base / "expected.json", {
-        "description": "비율 기준 기대값 (캠페인 평균 반응률)",
-        "expected": {"likeRate": 0.62, "commentRate": 0.18},
-        "weights": {"likeRate": 0.7, "commentRate": 0.3},
-    }))
+    written.append(
+        _write_jsonl(
+            base / "agent-02" / "actions.jsonl",
+            _agent_log(rng, start, run, "agent-02", [("persona", "p-40s-camping")], 20, 0.45, 0.1),
+        )
+    )
+    written.append(
+        _write_json(
+            base / "expected.json",
+            {
+                "description": "비율 기준 기대값 (캠페인 평균 반응률)",
+                "expected": {"likeRate": 0.62, "commentRate": 0.18},
+                "weights": {"likeRate": 0.7, "commentRate": 0.3},
+            },
+        )
+    )
 
     run = "sim-20261102-02"
     base = drops_dir / "2026-11-02" / "engagement" / run
-    written.append(_write_jsonl(base / "agent-01" / "actions.jsonl", _agent_log(
-        rng, start, run, "agent-01", [("personaId", "p-20s-beauty")], 12, 0.6, 0.2)))
+    written.append(
+        _write_jsonl(
+            base / "agent-01" / "actions.jsonl",
+            _agent_log(rng, start, run, "agent-01", [("personaId", "p-20s-beauty")], 12, 0.6, 0.2),
+        )
+    )
     # no metric in `expected`: rejected whole, the run is listed as no_expected
-    written.append(_write_json(base / "expected.json", {
-        "description": "작성 중인 기대값 (지표 누락)", "expected": {}, "weights": {"likeCount": 1},
-    }))
+    written.append(
+        _write_json(
+            base / "expected.json",
+            {
+                "description": "작성 중인 기대값 (지표 누락)",
+                "expected": {},
+                "weights": {"likeCount": 1},
+            },
+        )
+    )
     return written

@@ -56,8 +56,9 @@ def _versions(con: duckdb.DuckDBPyConnection, target: str) -> list[tuple[str, st
     ).fetchall()
 
 
-def record(db_path: Path, target: str, reason: str, undo: bool = False,
-           user: str | None = None, now: datetime | None = None) -> Outcome:
+def record(
+    db_path: Path, target: str, reason: str, undo: bool = False, user: str | None = None, now: datetime | None = None
+) -> Outcome:
     """Withdraw (or with ``undo`` restore) every version of ``target``."""
     if not reason.strip():
         raise WithdrawError("give the reason (--reason): it is kept with the withdrawal")
@@ -74,8 +75,10 @@ def record(db_path: Path, target: str, reason: str, undo: bool = False,
             raise WithdrawError(f"{db_path} predates withdrawals: run `agent-eval build` once, then withdraw")
         found = _versions(con, target)
         if not found:
-            raise WithdrawError(f"no delivery {target!r} with loaded rows in {db_path} "
-                                "(give its path under the drops folder, as in ops.load_log.source_file)")
+            raise WithdrawError(
+                f"no delivery {target!r} with loaded rows in {db_path} "
+                "(give its path under the drops folder, as in ops.load_log.source_file)"
+            )
         if undo:
             todo = [(f, s) for f, s, latest in found if latest == "withdraw"]
         else:
@@ -86,8 +89,10 @@ def record(db_path: Path, target: str, reason: str, undo: bool = False,
             start = con.execute(f"select coalesce(max(action_seq), 0) from {TABLE}").fetchone()[0]
             con.executemany(
                 f"insert into {TABLE} values (?, ?, ?, ?, ?, ?, ?)",
-                [(start + i, f, s, action, reason.strip(), acted_by, acted_at)
-                 for i, (f, s) in enumerate(todo, start=1)],
+                [
+                    (start + i, f, s, action, reason.strip(), acted_by, acted_at)
+                    for i, (f, s) in enumerate(todo, start=1)
+                ],
             )
             con.execute("commit")
     return Outcome(action, todo, unchanged)

@@ -36,9 +36,11 @@ from agent_eval.viewer import pages
 from agent_eval.viewer.snapshots import NotPublished, Snapshots
 
 TOKEN_COOKIE = "agent_eval_token"
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-       "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
-       "form-action 'self'")
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; "
+    "form-action 'self'"
+)
 
 log = logging.getLogger("agent_eval.viewer")
 
@@ -57,12 +59,19 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
     def check_token() -> Response | None:
         if token is None:
             return None
-        offered = (request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
-                   or request.args.get("token") or request.cookies.get(TOKEN_COOKIE) or "")
+        offered = (
+            request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+            or request.args.get("token")
+            or request.cookies.get(TOKEN_COOKIE)
+            or ""
+        )
         if not hmac.compare_digest(offered.encode(), token.encode()):
-            return Response("401: this viewer needs its token (AGENT_EVAL_SERVE_TOKEN): open the URL "
-                            "`agent-eval serve` printed, or send `Authorization: Bearer <token>`.\n",
-                            status=401, mimetype="text/plain")
+            return Response(
+                "401: this viewer needs its token (AGENT_EVAL_SERVE_TOKEN): open the URL "
+                "`agent-eval serve` printed, or send `Authorization: Bearer <token>`.\n",
+                status=401,
+                mimetype="text/plain",
+            )
         if request.args.get("token"):
             g.set_token_cookie = True
         return None
@@ -102,22 +111,25 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
 
     @app.errorhandler(NotPublished)
     def not_published(err: NotPublished) -> tuple[str, int]:
-        return render_template("error.html", code=503, title="아직 게시된 파일이 없습니다 (503)",
-                               message=str(err)), 503
+        return render_template("error.html", code=503, title="아직 게시된 파일이 없습니다 (503)", message=str(err)), 503
 
     @app.errorhandler(HTTPException)
     def http_error(err: HTTPException) -> tuple[str, int]:
-        return render_template("error.html", code=err.code, title=f"{err.name} ({err.code})",
-                               message=err.description), err.code or 500
+        return render_template(
+            "error.html", code=err.code, title=f"{err.name} ({err.code})", message=err.description
+        ), err.code or 500
 
     @app.errorhandler(Exception)
     def internal_error(err: Exception) -> tuple[str, int]:
         # the traceback goes to the server's log, never to the page
         log.exception("viewer: %s %s failed", request.method, request.full_path)
-        print(f"viewer: {request.method} {request.full_path} failed: {type(err).__name__}: {err}",
-              file=sys.stderr)
-        return render_template("error.html", code=500, title="내부 오류 (500)",
-                               message="The page failed; the server's log has the details."), 500
+        print(f"viewer: {request.method} {request.full_path} failed: {type(err).__name__}: {err}", file=sys.stderr)
+        return render_template(
+            "error.html",
+            code=500,
+            title="내부 오류 (500)",
+            message="The page failed; the server's log has the details.",
+        ), 500
 
     @app.get("/")
     def overview() -> str:
@@ -127,8 +139,9 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
     @app.get("/series")
     def series() -> str:
         args = request.args
-        data = pages.series(cursor(), args.get("id"), pages.parse_date(args.get("from"), "from"),
-                            pages.parse_date(args.get("to"), "to"))
+        data = pages.series(
+            cursor(), args.get("id"), pages.parse_date(args.get("from"), "from"), pages.parse_date(args.get("to"), "to")
+        )
         return render_template("series.html", page="series", **data)
 
     @app.get("/series/all")
@@ -140,11 +153,17 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
         cur = cursor()
         found = pages.find_set(cur, request.args.get("id"))
         agent = found["agent"]
-        context: dict[str, Any] = {"set": found, "metrics": pages.set_metrics(cur, found["set_id"]),
-                                   "gates": pages.set_gates(cur, found["set_id"]), "page": "set"}
+        context: dict[str, Any] = {
+            "set": found,
+            "metrics": pages.set_metrics(cur, found["set_id"]),
+            "gates": pages.set_gates(cur, found["set_id"]),
+            "page": "set",
+        }
         if agent in pages.ITEM_TABLES:
-            context.update(table=pages.item_table(cur, agent, found["set_id"], request.args.to_dict()),
-                           dist=pages.distributions(cur, agent, found["set_id"]))
+            context.update(
+                table=pages.item_table(cur, agent, found["set_id"], request.args.to_dict()),
+                dist=pages.distributions(cur, agent, found["set_id"]),
+            )
             return render_template("set_items.html", **context)
         if agent == "summary":
             context.update(pages.summary(cur, found["set_id"], request.args.to_dict()))
@@ -161,8 +180,9 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
             raise pages.BadRequest("line (the item's line number) is required")
         if found["agent"] not in pages.ITEM_TABLES:
             raise pages.NotFound(f"set {found['set_id']!r} ({found['agent']}) has no item pages")
-        return render_template("item.html", set=found, page="set",
-                               **pages.item(cur, found["agent"], found["set_id"], line))
+        return render_template(
+            "item.html", set=found, page="set", **pages.item(cur, found["agent"], found["set_id"], line)
+        )
 
     @app.get("/compare")
     def compare() -> str:

@@ -118,8 +118,10 @@ def set_gates(cur: Cursor, set_id: str) -> list[dict[str, Any]]:
 
 def overview(cur: Cursor, day: date | None) -> dict[str, Any]:
     """The newest drop (or ``day``): one card per set with metrics, verdicts and gates."""
-    dates = [r["drop_date"] for r in rows(
-        cur, "select distinct drop_date from marts.history_set_metrics order by drop_date desc")]
+    dates = [
+        r["drop_date"]
+        for r in rows(cur, "select distinct drop_date from marts.history_set_metrics order by drop_date desc")
+    ]
     if day is None:
         day = dates[0] if dates else None
     elif day not in dates:
@@ -174,8 +176,12 @@ def series(cur: Cursor, series_id: str | None, start: date | None, end: date | N
     """Trend per metric: value, interval band, rolling mean and the baseline's value."""
     if not series_id:
         raise BadRequest("id (the series id) is required")
-    head = one(cur, "select any_value(agent) as agent, min(drop_date) as first, max(drop_date) as last, "
-               "count(*) as n from marts.history_metric_trends where series_id = ?", [series_id])
+    head = one(
+        cur,
+        "select any_value(agent) as agent, min(drop_date) as first, max(drop_date) as last, "
+        "count(*) as n from marts.history_metric_trends where series_id = ?",
+        [series_id],
+    )
     if head is None or not head["n"]:
         raise NotFound(f"no series {series_id!r} in the published file")
     if start and end and start > end:
@@ -193,17 +199,34 @@ def series(cur: Cursor, series_id: str | None, start: date | None, end: date | N
     )
     charts: dict[str, dict[str, Any]] = {}
     for p in points:
-        chart = charts.setdefault(p["metric"], {
-            "metric": p["metric"], "label": p["metric_label"], "direction": p["direction"],
-            "x": [], "dates": [], "sets": [], "value": [], "ci_low": [], "ci_high": [],
-            "rolling_7": [], "rolling_28": [], "baseline": [],
-        })
+        chart = charts.setdefault(
+            p["metric"],
+            {
+                "metric": p["metric"],
+                "label": p["metric_label"],
+                "direction": p["direction"],
+                "x": [],
+                "dates": [],
+                "sets": [],
+                "value": [],
+                "ci_low": [],
+                "ci_high": [],
+                "rolling_7": [],
+                "rolling_28": [],
+                "baseline": [],
+            },
+        )
         chart["x"].append(len(chart["x"]))
         chart["dates"].append(str(p["drop_date"]))
         chart["sets"].append(p["set_id"])
-        for key, column in (("value", "metric_value"), ("ci_low", "ci_low"), ("ci_high", "ci_high"),
-                            ("rolling_7", "rolling_7_mean"), ("rolling_28", "rolling_28_mean"),
-                            ("baseline", "baseline_value")):
+        for key, column in (
+            ("value", "metric_value"),
+            ("ci_low", "ci_low"),
+            ("ci_high", "ci_high"),
+            ("rolling_7", "rolling_7_mean"),
+            ("rolling_28", "rolling_28_mean"),
+            ("baseline", "baseline_value"),
+        ):
             chart[key].append(finite(p[column]))
     sets = rows(
         cur,
@@ -212,10 +235,17 @@ def series(cur: Cursor, series_id: str | None, start: date | None, end: date | N
         "order by set_seq desc",
         [series_id, start, start, end, end],
     )
-    return {"series_id": series_id, "agent": head["agent"],
-            "agent_label": AGENT_LABELS.get(head["agent"], head["agent"]),
-            "first": head["first"], "last": head["last"], "start": start, "end": end,
-            "charts": list(charts.values()), "sets": sets}
+    return {
+        "series_id": series_id,
+        "agent": head["agent"],
+        "agent_label": AGENT_LABELS.get(head["agent"], head["agent"]),
+        "first": head["first"],
+        "last": head["last"],
+        "start": start,
+        "end": end,
+        "charts": list(charts.values()),
+        "sets": sets,
+    }
 
 
 def finite(value: Any) -> float | None:
@@ -269,8 +299,12 @@ def item_filters(cur: Cursor, agent: str, set_id: str) -> dict[str, list[str]]:
     spec = ITEM_TABLES[agent]
     return {
         "segment": [r[0] for r in cur.execute(spec.segment_choices_sql).fetchall()],
-        "round": [r[0] for r in cur.execute(
-            f"select round from {spec.rounds_table} where set_id = ? order by round_order", [set_id]).fetchall()],
+        "round": [
+            r[0]
+            for r in cur.execute(
+                f"select round from {spec.rounds_table} where set_id = ? order by round_order", [set_id]
+            ).fetchall()
+        ],
         "status": [r[0] for r in cur.execute("select status from rubric.status_scores order by status").fetchall()],
     }
 
@@ -311,8 +345,9 @@ def item_table(cur: Cursor, agent: str, set_id: str, args: dict[str, str]) -> di
     if text:
         if any(c in text for c in "%_\\"):
             # LIKE's wildcards in the text: a plain substring test (slower)
-            where.append("(contains(lower(coalesce(query_text, '')), ?) "
-                         "or contains(lower(coalesce(assistant_message, '')), ?))")
+            where.append(
+                "(contains(lower(coalesce(query_text, '')), ?) or contains(lower(coalesce(assistant_message, '')), ?))"
+            )
             params += [text.lower(), text.lower()]
         else:
             # ILIKE '%text%' runs as a substring scan (measured 13 ms against
@@ -326,25 +361,50 @@ def item_table(cur: Cursor, agent: str, set_id: str, args: dict[str, str]) -> di
     # two steps: the page's line numbers from the narrow sort and filter
     # columns, then the text of those lines only (sorting whole rows with
     # their text cost 258 ms at page 200 of 1,000,000 items; this, 41 ms)
-    lines = [r[0] for r in cur.execute(
-        f"select line_number from {spec.table} where {condition} "
-        f"order by {sort} {direction} nulls last, line_number limit ? offset ?",
-        params + [per_page, (page - 1) * per_page],
-    ).fetchall()]
-    found = {r["line_number"]: r for r in rows(
-        cur,
-        f"select line_number, query_id, {spec.segment} as segment, round, status, is_pass, "
-        f"latency_sec, latency_score, accuracy_score, "
-        f"left(query_text, {TEXT_PREVIEW}) as query_text, "
-        f"left(coalesce(assistant_message, error_message), {TEXT_PREVIEW}) as answer "
-        f"from {spec.table} where set_id = ? and list_contains(?, line_number)",
-        [set_id, lines],
-    )} if lines else {}
+    lines = [
+        r[0]
+        for r in cur.execute(
+            f"select line_number from {spec.table} where {condition} "
+            f"order by {sort} {direction} nulls last, line_number limit ? offset ?",
+            params + [per_page, (page - 1) * per_page],
+        ).fetchall()
+    ]
+    found = (
+        {
+            r["line_number"]: r
+            for r in rows(
+                cur,
+                f"select line_number, query_id, {spec.segment} as segment, round, status, is_pass, "
+                f"latency_sec, latency_score, accuracy_score, "
+                f"left(query_text, {TEXT_PREVIEW}) as query_text, "
+                f"left(coalesce(assistant_message, error_message), {TEXT_PREVIEW}) as answer "
+                f"from {spec.table} where set_id = ? and list_contains(?, line_number)",
+                [set_id, lines],
+            )
+        }
+        if lines
+        else {}
+    )
     items = [found[line] for line in lines]
-    state = {"segment": segment, "round": round_, "status": status, "result": result, "sort": sort,
-             "dir": direction, "per_page": per_page, "q": text}
-    return {"rows": items, "total": total, "page": page, "pages": pages, "state": state,
-            "choices": {**choices, "sort": spec.sorts, "per_page": PER_PAGE}, "segment_label": spec.segment_label}
+    state = {
+        "segment": segment,
+        "round": round_,
+        "status": status,
+        "result": result,
+        "sort": sort,
+        "dir": direction,
+        "per_page": per_page,
+        "q": text,
+    }
+    return {
+        "rows": items,
+        "total": total,
+        "page": page,
+        "pages": pages,
+        "state": state,
+        "choices": {**choices, "sort": spec.sorts, "per_page": PER_PAGE},
+        "segment_label": spec.segment_label,
+    }
 
 
 def item(cur: Cursor, agent: str, set_id: str, line: int) -> dict[str, Any]:
@@ -370,20 +430,31 @@ def item(cur: Cursor, agent: str, set_id: str, line: int) -> dict[str, Any]:
         f"order by round_order, line_number",
         [set_id, found["query_id"], line],
     )
-    shown = {k: v for k, v in found.items() if k not in ("raw_json", "query_text", "assistant_message",
-                                                          "expected_result", "error_message")}
-    return {"item": found, "fields": shown, "raw_json": raw, "raw_parsed": raw_parsed,
-            "checks": checks, "others": others}
+    shown = {
+        k: v
+        for k, v in found.items()
+        if k not in ("raw_json", "query_text", "assistant_message", "expected_result", "error_message")
+    }
+    return {
+        "item": found,
+        "fields": shown,
+        "raw_json": raw,
+        "raw_parsed": raw_parsed,
+        "checks": checks,
+        "others": others,
+    }
 
 
 def distributions(cur: Cursor, agent: str, set_id: str) -> dict[str, Any]:
     """Score and latency distributions of a resume or recruit set, from its marts."""
-    out: dict[str, Any] = {"percentiles": rows(
-        cur,
-        "select segment, item_filter, n_items, n_with_latency, p50_sec, p90_sec, p95_sec, p99_sec, max_sec "
-        "from marts.history_latency_percentiles where set_id = ? and scope = 'set' order by segment, item_filter",
-        [set_id],
-    )}
+    out: dict[str, Any] = {
+        "percentiles": rows(
+            cur,
+            "select segment, item_filter, n_items, n_with_latency, p50_sec, p90_sec, p95_sec, p99_sec, max_sec "
+            "from marts.history_latency_percentiles where set_id = ? and scope = 'set' order by segment, item_filter",
+            [set_id],
+        )
+    }
     if agent == "resume_agent":
         out["rounds"] = rows(
             cur,
@@ -456,9 +527,14 @@ def summary(cur: Cursor, set_id: str, args: dict[str, str]) -> dict[str, Any]:
         f"from marts.summary_case_scores where {' and '.join(where)} order by case_index",
         params,
     )
-    tags = [r[0] for r in cur.execute(
-        "select distinct unnest(string_split(summary_tags, ', ')) as tag from marts.summary_case_scores "
-        "where set_id = ? and summary_tags <> '' order by tag", [set_id]).fetchall()]
+    tags = [
+        r[0]
+        for r in cur.execute(
+            "select distinct unnest(string_split(summary_tags, ', ')) as tag from marts.summary_case_scores "
+            "where set_id = ? and summary_tags <> '' order by tag",
+            [set_id],
+        ).fetchall()
+    ]
     queue = rows(
         cur,
         "select case_id, metric, review_reason, rule_score, llm_score, final_score, judge_status, judge_model, "
@@ -467,8 +543,16 @@ def summary(cur: Cursor, set_id: str, args: dict[str, str]) -> dict[str, Any]:
         [set_id],
     )
     snapshot, _ = pretty_json(scores.get("rule_snapshot"))
-    return {"scores": scores, "cards": cards, "cases": cases, "tags": tags, "queue": queue,
-            "rule_snapshot": snapshot, "state": {"below": below, "tag": tag}, "metric_names": SUMMARY_METRICS}
+    return {
+        "scores": scores,
+        "cards": cards,
+        "cases": cases,
+        "tags": tags,
+        "queue": queue,
+        "rule_snapshot": snapshot,
+        "state": {"below": below, "tag": tag},
+        "metric_names": SUMMARY_METRICS,
+    }
 
 
 # ---------------------------------------------------------------- engagement
@@ -534,5 +618,11 @@ def compare(cur: Cursor, set_id: str) -> dict[str, Any]:
         [set_id, MAX_FLIPS],
     )
     baseline = next((d["baseline_set_id"] for d in diffs if d["baseline_set_id"]), None)
-    return {"diffs": diffs, "test": test, "flips": flips, "n_flips": n_flips, "baseline_set_id": baseline,
-            "max_flips": MAX_FLIPS}
+    return {
+        "diffs": diffs,
+        "test": test,
+        "flips": flips,
+        "n_flips": n_flips,
+        "baseline_set_id": baseline,
+        "max_flips": MAX_FLIPS,
+    }
