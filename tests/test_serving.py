@@ -480,7 +480,7 @@ def test_every_report_renderer_is_declared_as_an_exposure(served):
         if node["resource_type"] in ("model", "seed") and node["schema"] in publish.PUBLISHED_SCHEMAS
     }
     declared = {e["config"]["meta"].get("renderer") for e in exposures}
-    assert {r.__name__ for r in report.RENDERERS} <= declared
+    assert {r.__name__ for r in report.RENDERERS.values()} <= declared
     for exposure in exposures:
         assert exposure["description"].strip(), exposure["name"]
         parents = exposure["depends_on"]["nodes"]

@@ -16,9 +16,9 @@ from urllib.parse import quote
 
 import duckdb
 
-from agent_eval import charts
+from agent_eval import agents, charts
 from agent_eval.db import rows
-from agent_eval.report import AGENT_LABELS, engagement_report_path, environment, report_path
+from agent_eval.report import environment, report_path
 
 TOP_FLIPS = 10
 TOP_FLAKY = 10
@@ -26,8 +26,6 @@ TOP_FLAKY = 10
 
 def set_report_path(reports_dir: Path, agent: str, set_id: str) -> Path:
     """Where the agent's renderer writes the set's report (report.py)."""
-    if agent == "engagement":
-        return engagement_report_path(reports_dir, set_id)
     return report_path(reports_dir, agent, set_id)
 
 
@@ -46,7 +44,7 @@ def morning_context(con: duckdb.DuckDBPyConnection, newest: Any, reports_dir: Pa
     )
     set_ids = [[row["set_id"] for row in sets]]
     for row in sets:
-        row["agent_label"] = AGENT_LABELS.get(row["agent"], row["agent"])
+        row["agent_label"] = agents.label(row["agent"])
         target = set_report_path(reports_dir, row["agent"], row["set_id"])
         # URL-encoded: a file name with spaces, quotes or parentheses keeps its link
         row["report_link"] = quote(Path(os.path.relpath(target, page.parent)).as_posix())

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import jinja2
 
+from agent_eval import agents
 from agent_eval.db import rows
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -68,16 +70,6 @@ def environment() -> jinja2.Environment:
     return env
 
 
-# The agents' names as their owners say them (Korean), on the morning page
-# and in the viewer.
-AGENT_LABELS = {
-    "resume_agent": "지원자 관리",
-    "recruit_agent": "H.채용",
-    "summary": "보험 요약",
-    "engagement": "좋아요/댓글 유사도",
-}
-
-
 def selected(all_sets: list[str], set_ids: list[str] | None) -> list[str]:
     """The sets a renderer writes: all of its own, or those of ``set_ids``
     that are its own (``render_all`` reports ids that no renderer knows)."""
@@ -85,15 +77,8 @@ def selected(all_sets: list[str], set_ids: list[str] | None) -> list[str]:
 
 
 def report_path(reports_dir: Path, agent: str, set_id: str) -> Path:
-    stem = Path(set_id).with_suffix(".md")
-    return reports_dir / agent / stem
-
-
-def engagement_report_path(reports_dir: Path, set_id: str) -> Path:
-    """reports/engagement/<drop_date>/<run_id>.md for the run
-    ``<drop_date>/engagement/<run_id>``."""
-    drop_date, _, run_id = set_id.split("/", 2)
-    return reports_dir / "engagement" / drop_date / f"{run_id}.md"
+    """Where the agent's renderer writes the report of ``set_id``."""
+    return agents.BY_NAME[agent].report_path(reports_dir, set_id)
 
 
 def resume_context(con: duckdb.DuckDBPyConnection, set_id: str) -> dict[str, Any]:
@@ -312,7 +297,7 @@ def render_engagement_reports(db_path: Path, reports_dir: Path, set_ids: list[st
                     one,
                 ),
             }
-            path = engagement_report_path(reports_dir, run["set_id"])
+            path = report_path(reports_dir, "engagement", run["set_id"])
             path.parent.mkdir(parents=True, exist_ok=True)
             ctx["charts"] = _charts().render_charts(con, "engagement", run["set_id"], path)
             path.write_text(template.render(**ctx), encoding="utf-8")
@@ -379,23 +364,15 @@ def render_summary_reports(db_path: Path, reports_dir: Path, set_ids: list[str] 
     return written
 
 
-# One renderer per agent: (db_path, reports_dir) -> paths written. Each new
-# agent appends its renderer here; `agent-eval build` and `report` call them all.
-RENDERERS = [
-    render_resume_reports,
-    render_recruit_reports,
-    render_engagement_reports,
-    render_summary_reports,
-]
-
-
-# The set-level mart of each agent: what `--set` may name.
-SET_TABLES = [
-    "marts.resume_set_scores",
-    "marts.recruit_set_scores",
-    "marts.engagement_run_scores",
-    "marts.summary_set_scores",
-]
+# One renderer per registered agent (agent_eval.agents), in the registry's
+# order: (db_path, reports_dir, set_ids) -> paths written. `agent-eval build`
+# and `report` call them all.
+RENDERERS: dict[str, Callable[[Path, Path, list[str] | None], list[Path]]] = {
+    "resume_agent": render_resume_reports,
+    "recruit_agent": render_recruit_reports,
+    "engagement": render_engagement_reports,
+    "summary": render_summary_reports,
+}
 
 
 def render_all(db_path: Path, reports_dir: Path, set_ids: list[str] | None = None) -> list[Path]:
@@ -404,21 +381,17 @@ def render_all(db_path: Path, reports_dir: Path, set_ids: list[str] | None = Non
     if set_ids is not None:
         known: set[str] = set()
         with duckdb.connect(str(db_path), read_only=True) as con:
-            for table in SET_TABLES:
-                known |= {r[0] for r in con.sql(f"select set_id from {table}").fetchall()}
+            for agent in agents.AGENTS:
+                known |= {r[0] for r in con.sql(f"select set_id from {agent.set_table}").fetchall()}
         unknown = sorted(set(set_ids) - known)
         if unknown:
             raise KeyError(f"no set {', '.join(map(repr, unknown))} in {db_path}")
     written: list[Path] = []
-    for renderer in RENDERERS:
-        written += renderer(db_path, reports_dir, set_ids)
+    for agent in agents.AGENTS:
+        written += RENDERERS[agent.name](db_path, reports_dir, set_ids)
     if set_ids is None:
         prune_reports(reports_dir, written)
     return written
-
-
-# The folders under reports/ that hold one report per set (not morning/).
-AGENT_FOLDERS = ("resume_agent", "recruit_agent", "engagement", "summary")
 
 
 def prune_reports(reports_dir: Path, written: list[Path]) -> list[Path]:
@@ -429,8 +402,8 @@ def prune_reports(reports_dir: Path, written: list[Path]) -> list[Path]:
     was removed."""
     kept = {path.resolve() for path in written}
     removed: list[Path] = []
-    for agent in AGENT_FOLDERS:
-        folder = reports_dir / agent
+    for agent in agents.AGENTS:  # each agent's folder holds one report per set (not morning/)
+        folder = reports_dir / agent.name
         if not folder.is_dir():
             continue
         for path in sorted(folder.rglob("*.md")):

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_eval import agents
 from agent_eval.ingest import RESUME_AGENT_COLUMNS
 from agent_eval.samples_engagement import write_engagement_samples
 from agent_eval.samples_recruit import write_recruit_samples
@@ -338,20 +339,20 @@ def write_resume_samples(drops_dir: Path) -> list[Path]:
     return written
 
 
-# One writer per agent: drops_dir -> paths written. Each agent's sample
-# generator appends itself here; `write_sample_drops` (the bundled sample,
-# `agent-eval samples --out DIR`) calls them all, in order.
-SAMPLE_WRITERS: list[Callable[[Path], list[Path]]] = [
-    write_resume_samples,
-    write_recruit_samples,
-    write_engagement_samples,
-    write_summary_samples,
-]
+# One writer per registered agent (agent_eval.agents): drops_dir -> paths
+# written; `write_sample_drops` (the bundled sample, `agent-eval samples
+# --out DIR`) calls them all, in the registry's order.
+SAMPLE_WRITERS: dict[str, Callable[[Path], list[Path]]] = {
+    "resume_agent": write_resume_samples,
+    "recruit_agent": write_recruit_samples,
+    "engagement": write_engagement_samples,
+    "summary": write_summary_samples,
+}
 
 
 def write_sample_drops(drops_dir: Path) -> list[Path]:
     """The bundled sample of every agent (``data/drops``)."""
     written: list[Path] = []
-    for writer in SAMPLE_WRITERS:
-        written += writer(drops_dir)
+    for agent in agents.AGENTS:
+        written += SAMPLE_WRITERS[agent.name](drops_dir)
     return written

@@ -30,8 +30,8 @@ from typing import Any
 from flask import Flask, Response, g, redirect, render_template, request, url_for
 from werkzeug.exceptions import HTTPException
 
+from agent_eval import agents
 from agent_eval.fonts import web_font_bytes
-from agent_eval.report import AGENT_LABELS
 from agent_eval.viewer import pages
 from agent_eval.viewer.snapshots import NotPublished, Snapshots
 
@@ -50,7 +50,7 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
     first publish, pages answer 503 with what to run)."""
     app = Flask(__name__)
     app.config.update(JSON_AS_ASCII=False, TEMPLATES_AUTO_RELOAD=False)
-    app.jinja_env.globals.update(agent_labels=AGENT_LABELS)
+    app.jinja_env.globals.update(agent_labels=agents.LABELS)
     app.jinja_env.filters.update(num=fmt_number, pct=fmt_percent)
     snapshots = Snapshots(Path(published_db))
     app.extensions["agent_eval_snapshots"] = snapshots

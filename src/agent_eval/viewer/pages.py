@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from agent_eval import agents
 from agent_eval.db import Cursor, one, rows, scalar
-from agent_eval.report import AGENT_LABELS
 
 PER_PAGE = (25, 50, 100, 200)
 TEXT_PREVIEW = 160  # characters of question / answer in the item table
@@ -89,7 +89,7 @@ def find_set(cur: Cursor, set_id: str | None) -> dict[str, Any]:
     )
     if found is None:
         raise NotFound(f"no set {set_id!r} in the published file")
-    found["agent_label"] = AGENT_LABELS.get(found["agent"], found["agent"])
+    found["agent_label"] = agents.label(found["agent"])
     return found
 
 
@@ -151,7 +151,7 @@ def overview(cur: Cursor, day: date | None) -> dict[str, Any]:
     ):
         gates.setdefault(row["set_id"], []).append(row)
     for row in sets:
-        row["agent_label"] = AGENT_LABELS.get(row["agent"], row["agent"])
+        row["agent_label"] = agents.label(row["agent"])
         row["metrics"] = metrics.get(row["set_id"], [])
         row["gates"] = gates.get(row["set_id"], [])
         row["n_failed_gates"] = sum(g["status"] == "fail" for g in row["gates"])
@@ -238,7 +238,7 @@ def series(cur: Cursor, series_id: str | None, start: date | None, end: date | N
     return {
         "series_id": series_id,
         "agent": head["agent"],
-        "agent_label": AGENT_LABELS.get(head["agent"], head["agent"]),
+        "agent_label": agents.label(head["agent"]),
         "first": head["first"],
         "last": head["last"],
         "start": start,
