@@ -134,6 +134,7 @@ class Snapshot:
 # them in seconds. Every other module is marked `dbt`, so a new module is
 # slow until it is listed here.
 FAST_MODULES = {
+    "test_agents",
     "test_cli",
     "test_compare_marts",
     "test_csv_load",
