@@ -40,7 +40,8 @@ SKIPPED_TABLES = ("build_state.node_state", "build_state.built_sets")
 
 def build(project: Path, drops: Path, work: Path, pythonpath: Path | None) -> tuple[Path, int]:
     """Build ``drops`` with the project at ``project`` into ``work``; the
-    exit code (3, rejected input, is a normal night for fixture drops)."""
+    exit code (3, rejected input, and 4, a quality gate failed, are verdicts
+    on the data, not failures of the build)."""
     db = work / "warehouse.duckdb"
     env = dict(os.environ)
     if pythonpath is not None:  # the revision's own agent_eval (its loaders)
@@ -145,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         failed = [
             f"the {side} build failed (exit {code}; {work / side / 'build.log'})"
             for side, (_, code) in results.items()
-            if code not in (0, 3)
+            if code not in (0, 3, 4)
         ]
         codes = {side: code for side, (_, code) in results.items()}
         if codes["base"] != codes["head"]:

@@ -345,21 +345,16 @@ class LatencyBins:
 
 
 def rubric_bands(con: duckdb.DuckDBPyConnection) -> dict[str, list[Band]]:
-    """The score bands of each latency rubric (seed latency_rubric)."""
+    """The score bands of each latency rubric, as the item models score
+    with them (mart rpt_latency_bands)."""
     bands: dict[str, list[Band]] = {}
     for row in rows(
         con,
-        """
-        select latency_rubric, band_order, score,
-               coalesce(lag(upper_bound_sec) over (
-                   partition by latency_rubric order by band_order), 0) as lower_bound_sec,
-               upper_bound_sec
-        from rubric.latency_rubric
-        order by latency_rubric, band_order
-        """,
+        "select latency_rubric, band_order, axis_lower_sec, upper_bound_sec, latency_score "
+        "from marts.rpt_latency_bands order by latency_rubric, band_order",
     ):
         bands.setdefault(row["latency_rubric"], []).append(
-            Band(row["lower_bound_sec"], row["upper_bound_sec"], row["score"])
+            Band(row["axis_lower_sec"], row["upper_bound_sec"], row["latency_score"])
         )
     return bands
 

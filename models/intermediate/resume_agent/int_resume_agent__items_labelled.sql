@@ -38,16 +38,7 @@ latency_rubric as (
 
 latency_bands as (
 
-    -- (lower, upper]: the seed lists upper bounds; a band starts where the
-    -- previous one ends.
-    select
-        latency_rubric,
-        lag(upper_bound_sec) over (
-            partition by latency_rubric order by band_order
-        ) as lower_bound_sec,
-        upper_bound_sec,
-        score as latency_score
-    from latency_rubric
+    {{ latency_bands('latency_rubric') }}
 
 ),
 
