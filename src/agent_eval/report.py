@@ -134,14 +134,8 @@ def resume_context(con: duckdb.DuckDBPyConnection, set_id: str) -> dict[str, Any
         ),
         "track3_slow": rows(
             con,
-            """
-            select round, round_order, count(*) as n_items,
-                   count(*) filter (where latency_sec > 60) as n_over_60
-            from marts.resume_item_scores
-            where set_id = ? and track = 3
-            group by round, round_order
-            order by round_order
-            """,
+            "select round, n_items, n_over_threshold, slow_threshold_sec from marts.rpt_resume_slow_items "
+            "where set_id = ? and track = 3 order by round_order",
             one,
         ),
         "rejected_rows": rows(
