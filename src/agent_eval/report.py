@@ -106,30 +106,15 @@ def resume_context(con: duckdb.DuckDBPyConnection, set_id: str) -> dict[str, Any
         ),
         "risk_patterns": rows(
             con,
-            """
-            select status, status_reason, coalesce(error_message, '') as error_message,
-                   count(*) as n_items, list(distinct track order by track) as tracks
-            from marts.resume_item_scores
-            where set_id = ? and status in ('error', 'empty')
-            group by all
-            order by n_items desc, status, status_reason, error_message
-            limit 5
-            """,
+            "select status, status_reason, error_message, n_items, tracks from marts.rpt_resume_risk_patterns "
+            "where set_id = ? and pattern_rank <= 5 order by pattern_rank",
             one,
         ),
         "mismatches": rows(
             con,
-            """
-            select p.query_id, p.track, p.round_a, p.round_b, p.status_a, p.status_b,
-                   any_value(i.query_text) as query_text
-            from marts.resume_consistency_pairs as p
-            left join marts.resume_item_scores as i
-              on i.set_id = p.set_id and i.query_id = p.query_id and i.round = p.round_a
-             and not i.is_duplicate
-            where p.set_id = ? and p.outcome = 'mismatch'
-            group by all
-            order by p.track, p.query_id, p.round_a, p.round_b
-            """,
+            "select query_id, track, round_a, round_b, status_a, status_b, query_text "
+            "from marts.rpt_resume_consistency_mismatches where set_id = ? "
+            "order by track, query_id, round_a, round_b",
             one,
         ),
         "track3_slow": rows(
