@@ -192,15 +192,8 @@ def recruit_context(con: duckdb.DuckDBPyConnection, set_id: str, top_n: int = 10
         ),
         "failing_checks": rows(
             con,
-            """
-            select coalesce('accuracyChecks: ' || check_name, check_text) as check_label,
-                   reason, count(*) as n_failed, min(actual_value) as actual_value
-            from marts.recruit_check_results
-            where set_id = ? and not is_passed
-            group by check_label, reason
-            order by n_failed desc, check_label, reason
-            limit ?
-            """,
+            "select check_label, reason, n_failed, actual_value from marts.rpt_recruit_failing_checks "
+            "where set_id = ? and check_rank <= ? order by check_rank",
             [set_id, top_n],
         ),
         "low_consistency": rows(
@@ -299,16 +292,8 @@ def summary_context(con: duckdb.DuckDBPyConnection, set_id: str, worst_limit: in
         ),
         "queue": rows(
             con,
-            """
-            select metric, review_reason,
-                   count(*) filter (where judge_status = 'pending') as n_pending,
-                   count(*) filter (where judge_status = 'judged') as n_judged,
-                   count(*) filter (where judge_status = 'failed') as n_failed
-            from marts.summary_review_queue
-            where set_id = ?
-            group by all
-            order by metric, review_reason
-            """,
+            "select metric, review_reason, n_pending, n_judged, n_failed "
+            "from marts.rpt_summary_review_queue_counts where set_id = ? order by metric, review_reason",
             one,
         ),
         "rejected_rows": rows(
