@@ -4,11 +4,13 @@ dbt test (unit tests included), the docs catalogue, the sample generator."""
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from agent_eval import cli, gates, runner, samples
+from agent_eval import cli, db, gates, morning, report, runner, samples
 from conftest import PROJECT_DIR, SAMPLE_DROPS, Warehouse
 
 
@@ -211,3 +213,46 @@ def test_report_set_option_renders_only_the_named_sets_of_any_agent(sample_build
     ]
     assert cli.main(["report", *common, "--set", resume, "--set", "2026-11-01/nope.csv"]) == cli.EXIT_USAGE
     assert "no set '2026-11-01/nope.csv'" in capsys.readouterr().err
+
+
+RELATION = re.compile(r"\b(?:marts|ops|rubric)\.(\w+)")
+
+
+def relations_read(monkeypatch: pytest.MonkeyPatch, render: Callable[[], object]) -> set[str]:
+    """The tables a render call reads: every read of the warehouse by a
+    report, chart, workbook or the morning page goes through db.fetch."""
+    read: set[str] = set()
+    original = db.fetch
+
+    def recording(con, sql, params=()):
+        read.update(RELATION.findall(sql))
+        return original(con, sql, params)
+
+    monkeypatch.setattr(db, "fetch", recording)
+    try:
+        render()
+    finally:
+        monkeypatch.setattr(db, "fetch", original)
+    return read
+
+
+def test_each_report_reads_exactly_what_its_exposure_declares(sample_build, tmp_path, monkeypatch):
+    """dbt's exposures are the lineage of the reports: each lists exactly the
+    marts and seeds its renderer (report, its charts, the workbook) reads,
+    no more and no less. Rendered into an empty folder, so every chart is
+    drawn and reads its rows."""
+    manifest = json.loads((sample_build.paths.dbt_work_dir / "target" / "manifest.json").read_text())
+    declared = {
+        exposure["config"]["meta"]["renderer"]: {node.split(".")[-1] for node in exposure["depends_on"]["nodes"]}
+        for exposure in manifest["exposures"].values()
+        if "renderer" in exposure["config"]["meta"]
+    }
+    db_path = sample_build.paths.db_path
+    found = {
+        renderer.__name__: relations_read(monkeypatch, lambda r=renderer, a=agent: r(db_path, tmp_path / a, None))
+        for agent, renderer in report.RENDERERS.items()
+    }
+    found["morning.render_morning"] = relations_read(
+        monkeypatch, lambda: morning.render_morning(db_path, tmp_path / "morning")
+    )
+    assert found == declared

@@ -33,4 +33,4 @@ def one(con: Cursor, sql: str, params: Iterable[Any] = ()) -> dict[str, Any] | N
 
 def scalar(con: Cursor, sql: str, params: Iterable[Any] = ()) -> Any:
     """The first value of the first row."""
-    return con.execute(sql, list(params)).fetchone()[0]
+    return fetch(con, sql, params)[1][0][0]

@@ -17,7 +17,7 @@ from urllib.parse import quote
 import duckdb
 
 from agent_eval import agents, charts
-from agent_eval.db import rows
+from agent_eval.db import one, rows, scalar
 from agent_eval.report import environment, report_path
 
 TOP_FLIPS = 10
@@ -76,10 +76,11 @@ def morning_context(con: duckdb.DuckDBPyConnection, newest: Any, reports_dir: Pa
             "order by verdict desc, agent, set_id, metric_order",
             day,
         ),
-        "n_within_noise": con.execute(
+        "n_within_noise": scalar(
+            con,
             "select count(*) from marts.history_metric_diffs where drop_date = ? and verdict = 'within_noise'",
             day,
-        ).fetchone()[0],
+        ),
         "version_changes": rows(
             con,
             "select distinct set_id, baseline_set_id from marts.history_metric_diffs "
@@ -97,12 +98,13 @@ def morning_context(con: duckdb.DuckDBPyConnection, newest: Any, reports_dir: Pa
             "order by agent, set_id, query_id, round limit ?",
             set_ids + [TOP_FLIPS],
         ),
-        "n_flips": con.execute(
-            "select count(*) filter (where transition = 'pass_to_fail'), "
-            "count(*) filter (where transition = 'fail_to_pass') from marts.history_flips "
+        "n_flips": one(
+            con,
+            "select count(*) filter (where transition = 'pass_to_fail') as n_pass_to_fail, "
+            "count(*) filter (where transition = 'fail_to_pass') as n_fail_to_pass from marts.history_flips "
             "where list_contains(?, set_id)",
             set_ids,
-        ).fetchone(),
+        ),
         "flaky": rows(
             con,
             "select * from marts.history_flaky_queries "
@@ -123,7 +125,7 @@ def render_morning(db_path: Path, reports_dir: Path) -> Path | None:
     """Write reports/morning/<newest drop date>.md with its overview chart;
     None when there is no set."""
     with duckdb.connect(str(db_path), read_only=True) as con:
-        newest = con.execute("select max(drop_date) from marts.history_set_metrics").fetchone()[0]
+        newest = scalar(con, "select max(drop_date) from marts.history_set_metrics")
         if newest is None:
             return None
         page = morning_path(reports_dir, newest)

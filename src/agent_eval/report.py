@@ -161,7 +161,7 @@ def render_resume_reports(db_path: Path, reports_dir: Path, set_ids: list[str] |
     template = environment().get_template("resume_agent_report.md.j2")
     written: list[Path] = []
     with duckdb.connect(str(db_path), read_only=True) as con:
-        all_sets = [r[0] for r in con.sql("select set_id from marts.resume_set_scores order by set_id").fetchall()]
+        all_sets = [r["set_id"] for r in rows(con, "select set_id from marts.resume_set_scores order by set_id")]
         for set_id in selected(all_sets, set_ids):
             path = report_path(reports_dir, "resume_agent", set_id)
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -224,7 +224,7 @@ def render_recruit_reports(db_path: Path, reports_dir: Path, set_ids: list[str] 
     template = environment().get_template("recruit_agent_report.md.j2")
     written: list[Path] = []
     with duckdb.connect(str(db_path), read_only=True) as con:
-        all_sets = [r[0] for r in con.sql("select set_id from marts.recruit_set_scores order by set_id").fetchall()]
+        all_sets = [r["set_id"] for r in rows(con, "select set_id from marts.recruit_set_scores order by set_id")]
         for set_id in selected(all_sets, set_ids):
             path = report_path(reports_dir, "recruit_agent", set_id)
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -316,7 +316,7 @@ def render_summary_reports(db_path: Path, reports_dir: Path, set_ids: list[str] 
     template = environment().get_template("summary_report.md.j2")
     written: list[Path] = []
     with duckdb.connect(str(db_path), read_only=True) as con:
-        all_sets = [r[0] for r in con.sql("select set_id from marts.summary_set_scores order by set_id").fetchall()]
+        all_sets = [r["set_id"] for r in rows(con, "select set_id from marts.summary_set_scores order by set_id")]
         for set_id in selected(all_sets, set_ids):
             path = report_path(reports_dir, "summary", set_id)
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -346,7 +346,7 @@ def render_all(db_path: Path, reports_dir: Path, set_ids: list[str] | None = Non
         known: set[str] = set()
         with duckdb.connect(str(db_path), read_only=True) as con:
             for agent in agents.AGENTS:
-                known |= {r[0] for r in con.sql(f"select set_id from {agent.set_table}").fetchall()}
+                known |= {r["set_id"] for r in rows(con, f"select set_id from {agent.set_table}")}
         unknown = sorted(set(set_ids) - known)
         if unknown:
             raise KeyError(f"no set {', '.join(map(repr, unknown))} in {db_path}")
