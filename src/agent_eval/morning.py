@@ -24,11 +24,6 @@ TOP_FLIPS = 10
 TOP_FLAKY = 10
 
 
-def set_report_path(reports_dir: Path, agent: str, set_id: str) -> Path:
-    """Where the agent's renderer writes the set's report (report.py)."""
-    return report_path(reports_dir, agent, set_id)
-
-
 def morning_path(reports_dir: Path, drop_date: Any) -> Path:
     return reports_dir / "morning" / f"{drop_date}.md"
 
@@ -45,7 +40,7 @@ def morning_context(con: duckdb.DuckDBPyConnection, newest: Any, reports_dir: Pa
     set_ids = [[row["set_id"] for row in sets]]
     for row in sets:
         row["agent_label"] = agents.label(row["agent"])
-        target = set_report_path(reports_dir, row["agent"], row["set_id"])
+        target = report_path(reports_dir, row["agent"], row["set_id"])
         # URL-encoded: a file name with spaces, quotes or parentheses keeps its link
         row["report_link"] = quote(Path(os.path.relpath(target, page.parent)).as_posix())
         row["metrics"] = rows(

@@ -6,8 +6,9 @@
 -- depends_on: {{ ref('int_sets__current') }}
 {%- set unbuilt = is_unbuilt_set(kind='resume_agent') %}
 -- One row per (set, query, round pair) whose two runs disagree (outcome
--- mismatch), with the question as the first round asked it: the report's
--- "반복 재현 필요 질문" table.
+-- mismatch), with the question as the first round asked it (its one row
+-- that is not a duplicate: is_duplicate marks every later row of a (query,
+-- round)): the report's "반복 재현 필요 질문" table.
 with
 
 pairs as (
@@ -24,19 +25,6 @@ items as (
 
 ),
 
-first_runs as (
-
-    select
-        set_id,
-        query_id,
-        round,
-        any_value(query_text) as query_text
-    from items
-    where not is_duplicate
-    group by set_id, query_id, round
-
-),
-
 final as (
 
     select
@@ -48,13 +36,14 @@ final as (
         pairs.round_b,
         pairs.status_a,
         pairs.status_b,
-        first_runs.query_text
+        items.query_text
     from pairs
-    left join first_runs
+    left join items
         on
-            pairs.set_id = first_runs.set_id
-            and pairs.query_id = first_runs.query_id
-            and pairs.round_a = first_runs.round
+            pairs.set_id = items.set_id
+            and pairs.query_id = items.query_id
+            and pairs.round_a = items.round
+            and not items.is_duplicate
     where pairs.outcome = 'mismatch'
 
 )
