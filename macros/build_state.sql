@@ -75,7 +75,24 @@
         after it (an incremental model's set filter, a Python loader's
         is_incremental flag): which rows are new is in the inputs' data
         versions already. -#}
-    {%- set inputs = model.depends_on.nodes | unique | sort | list -%}
+    {#- an ephemeral model (the agents' interface models) runs nowhere and
+        records no state: its SQL is inlined in this node's compiled code,
+        so the node depends on what the ephemeral model reads -#}
+    {%- set inputs = [] -%}
+    {%- set walk = namespace(pending=model.depends_on.nodes | list) -%}
+    {%- for _ in range(8) -%}
+        {%- set next = [] -%}
+        {%- for id in walk.pending -%}
+            {%- set node = graph.nodes.get(id) -%}
+            {%- if node is not none and node.config.materialized == 'ephemeral' -%}
+                {%- do next.extend(node.depends_on.nodes) -%}
+            {%- else -%}
+                {%- do inputs.append(id) -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {%- set walk.pending = next -%}
+    {%- endfor -%}
+    {%- set inputs = inputs | unique | sort | list -%}
     {%- set known = build_states().states -%}
     {%- set parts = [
         'v1',

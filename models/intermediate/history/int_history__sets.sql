@@ -1,52 +1,22 @@
--- One row per current evaluation set of the four agents, placed in its
--- series: sets of the same agent and file name across drop dates. An
--- engagement run has no file name of its own (run folders are named per
--- run): runs scored against the same ground truth (expected.json bytes)
--- form a series, `engagement:<first 12 hex of its sha256>`.
--- set_seq orders a series by drop date, then set id; the baseline is the
--- blessed set of seed history_baselines when it is earlier in the series,
--- else the previous set.
+-- One row per current evaluation set of every registered agent, placed in
+-- its series (each agent's int_<agent>__sets says what a series is: the
+-- file name, or for engagement runs the ground truth they are scored
+-- against). set_seq orders a series by drop date, then set id; the
+-- baseline is the blessed set of seed history_baselines when it is earlier
+-- in the series, else the previous set.
 with
 
-file_sets as (
+all_sets as (
 
-    select * from {{ ref('int_sets__current') }}
-    where kind in ('resume_agent', 'recruit_agent', 'summary')
-
-),
-
-engagement_runs as (
-
-    select * from {{ ref('int_engagement__runs_current') }}
+    {{ agents_union('sets', [
+        'set_id', 'agent', 'series_id', 'drop_date', 'set_version'
+    ]) }}
 
 ),
 
 blessed as (
 
     select * from {{ ref('history_baselines') }}
-
-),
-
-all_sets as (
-
-    select
-        set_id,
-        kind as agent,
-        file_name as series_id,
-        cast(drop_date as date) as drop_date,
-        file_sha256 as set_version
-    from file_sets
-
-    union all
-
-    select
-        set_id,
-        'engagement' as agent,
-        'engagement:' || coalesce(left(expected_sha256, 12), 'none')
-            as series_id,
-        cast(drop_date as date) as drop_date,
-        run_sha256 as set_version
-    from engagement_runs
 
 ),
 

@@ -1,0 +1,101 @@
+{#-
+  The agent registry on the SQL side (docs/adding-an-agent.md).
+
+  var('agents') (dbt_project.yml) lists the registered agents when dbt
+  parses the project; the seed `agents` (seeds/registry) holds the same
+  list with what the rest of the project needs to know of each, and the
+  data test assert_agent_registry_matches checks that both agree. Every
+  agent provides the same five ephemeral models in
+  models/intermediate/<agent>/, its interface:
+
+    int_<agent>__sets           one row per current set: series, version
+    int_<agent>__file_rows      one row per loaded file version: row counts
+    int_<agent>__rejected_rows  one row per record that could not be scored
+    int_<agent>__set_metrics    one row per (set, metric): value, n, se
+    int_<agent>__history_items  one row per scored item (may be empty)
+
+  and the shared models (int_history__sets, int_history__items,
+  history_set_metrics, ops.file_reconciliation, ops.rejected_rows) are
+  unions over the registry (agents_union).
+-#}
+
+{% macro agents_union(interface, columns) -%}
+    {#- union all of `columns` of int_<agent>__<interface> over var('agents') -#}
+    {%- for agent in var('agents') %}
+    select {{ columns | join(', ') }}
+    from {{ ref('int_' ~ agent ~ '__' ~ interface) }}
+    {%- if not loop.last %}
+    union all
+    {%- endif %}
+    {%- endfor %}
+{%- endmacro %}
+
+
+{% macro file_row_counts(
+    kind, rows_model, scored_model,
+    scored_file='set_id', scored_sha='file_sha256', scored_where='true'
+) -%}
+    {#- The rows of int_<agent>__file_rows for one input kind whose staging
+        model `rows_model` has one row per raw row (source_file,
+        file_sha256, reject_reason): raw, valid and rejected rows per file
+        version, and the rows of `scored_model` (a public mart) per
+        (scored_file, scored_sha) that pass `scored_where`. -#}
+    select
+        '{{ kind }}' as kind,
+        row_counts.source_file,
+        row_counts.sha256,
+        row_counts.n_raw_rows,
+        row_counts.n_valid_rows,
+        row_counts.n_rejected_rows,
+        scored_counts.n_scored_rows
+    from (
+        select
+            source_file,
+            file_sha256 as sha256,
+            count(*) as n_raw_rows,
+            count(*) filter (where reject_reason is null) as n_valid_rows,
+            count(*) filter (where reject_reason is not null)
+                as n_rejected_rows
+        from {{ ref(rows_model) }}
+        group by source_file, file_sha256
+    ) as row_counts
+    left join (
+        select
+            {{ scored_file }} as source_file,
+            {{ scored_sha }} as sha256,
+            count(*) as n_scored_rows
+        from {{ ref(scored_model) }}
+        where {{ scored_where }}
+        group by {{ scored_file }}, {{ scored_sha }}
+    ) as scored_counts
+        on
+            row_counts.source_file = scored_counts.source_file
+            and row_counts.sha256 = scored_counts.sha256
+{%- endmacro %}
+
+
+{% macro no_history_items(agent) -%}
+    {#- int_<agent>__history_items of an agent without scored items that a
+        pass rule applies to: no row, the interface's columns (untyped
+        nulls: the union takes the types of the agents that have items). -#}
+    select
+        cast('{{ agent }}' as varchar) as agent,
+        null as set_id,
+        null as file_sha256,
+        null as line_number,
+        null as query_id,
+        null as round,
+        null as round_order,
+        null as segment,
+        null as status,
+        null as is_duplicate,
+        null as accuracy_score,
+        null as stability_score,
+        null as latency_sec,
+        null as latency_score,
+        null as query_text,
+        null as assistant_message,
+        null as error_message,
+        null as fail_detail
+    where false
+{%- endmacro %}

@@ -1,0 +1,82 @@
+-- The agent registry agrees with itself and with the drops: the seed
+-- `agents` and var('agents') (which dbt reads when it parses the project)
+-- name the same agents, and every drop kind the loader found belongs to
+-- exactly one registered agent. One row per disagreement.
+with
+
+registry as (
+
+    select * from {{ ref('agents') }}
+
+),
+
+file_versions as (
+
+    select * from {{ ref('stg_drops__file_versions') }}
+
+),
+
+parsed as (
+
+    select
+        unnest([
+            {%- for agent in var('agents') %}
+                '{{ agent }}'{% if not loop.last %},{% endif %}
+            {%- endfor %}
+        ]) as agent
+
+),
+
+registry_kinds as (
+
+    select
+        registry.agent,
+        unnest(string_split(registry.input_kinds, ' ')) as kind
+    from registry
+
+),
+
+found_kinds as (
+
+    select distinct kind from file_versions
+    where kind is not null
+
+),
+
+problems as (
+
+    select
+        coalesce(registry.agent, parsed.agent) as subject,
+        case
+            when registry.agent is null
+                then 'in var agents (dbt_project.yml), not in seed agents'
+            else 'in seed agents, not in var agents (dbt_project.yml)'
+        end as problem
+    from registry
+    full outer join parsed
+        on registry.agent = parsed.agent
+    where registry.agent is null or parsed.agent is null
+
+    union all
+
+    select
+        found_kinds.kind as subject,
+        'drop kind of no registered agent (seed agents, input_kinds)'
+            as problem
+    from found_kinds
+    anti join registry_kinds
+        on found_kinds.kind = registry_kinds.kind
+
+    union all
+
+    select
+        kind as subject,
+        'drop kind of more than one agent (seed agents, input_kinds)'
+            as problem
+    from registry_kinds
+    group by kind
+    having count(*) > 1
+
+)
+
+select * from problems
