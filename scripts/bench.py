@@ -151,7 +151,7 @@ def queries(rows: int) -> int:
 
 def prepare_drops(work: Path, rows: int, inc_rows: int, seed: int) -> dict[str, Path]:
     """The drops folders (generated once per parameters, then reused)."""
-    from agent_eval import samples
+    from agent_eval.agents.resume_agent import samples as resume_samples
 
     drops = work / "drops"
     marker = drops / "params.json"
@@ -161,10 +161,10 @@ def prepare_drops(work: Path, rows: int, inc_rows: int, seed: int) -> dict[str, 
     if not (marker.is_file() and json.loads(marker.read_text()) == params and big.is_file()):
         shutil.rmtree(drops, ignore_errors=True)
         print(f"bench: generating {rows:,} + {inc_rows:,} rows under {drops}", flush=True)
-        samples.write_resume_csv(
+        resume_samples.write_resume_csv(
             big, n_queries=queries(rows), rounds=ROUNDS, seed=seed, with_special_rows=False, run_prefix="bench"
         )
-        samples.write_resume_csv(
+        resume_samples.write_resume_csv(
             inc, n_queries=queries(inc_rows), rounds=ROUNDS, seed=seed + 1, with_special_rows=False, run_prefix="inc"
         )
         marker.write_text(json.dumps(params))
@@ -174,8 +174,8 @@ def prepare_drops(work: Path, rows: int, inc_rows: int, seed: int) -> dict[str, 
 def write_scale_round(job: tuple[Path, int, int, int]) -> None:
     """One round of a scale drop, streamed row by row to its own file (a pool
     job); the first round's file carries the header and becomes the drop."""
-    from agent_eval import samples
-    from agent_eval.ingest import RESUME_AGENT_COLUMNS
+    from agent_eval.agents.resume_agent import COLUMNS as RESUME_AGENT_COLUMNS
+    from agent_eval.agents.resume_agent import samples as resume_samples
 
     path, n_queries, round_index, seed = job
     rng = random.Random(seed * len(ROUNDS) + round_index)
@@ -183,7 +183,7 @@ def write_scale_round(job: tuple[Path, int, int, int]) -> None:
         writer = csv.writer(handle, lineterminator="\r\n")
         if round_index == 0:
             writer.writerow(RESUME_AGENT_COLUMNS)
-        for row in samples.generated_rows(rng, n_queries, [ROUNDS[round_index]], f"scale-{round_index + 1}"):
+        for row in resume_samples.generated_rows(rng, n_queries, [ROUNDS[round_index]], f"scale-{round_index + 1}"):
             writer.writerow(row.values())
 
 

@@ -78,15 +78,20 @@ def tables(con: duckdb.DuckDBPyConnection, catalog: str) -> dict[str, list[str]]
     return found
 
 
-def compare(base_db: Path, head_db: Path, ignored: set[str]) -> list[str]:
-    """One line per difference; empty when every table is equal."""
+def compare(base_db: Path, head_db: Path, ignored: set[str], renamed: dict[str, str] | None = None) -> list[str]:
+    """One line per difference; empty when every table is equal. ``renamed``
+    maps a base table to its new name in the working tree (a named rename:
+    the two are compared with each other)."""
     problems: list[str] = []
+    renamed = renamed or {}
     with duckdb.connect() as con:
         con.execute(f"attach '{base_db}' as base (read_only)")
         con.execute(f"attach '{head_db}' as head (read_only)")
         base, head = tables(con, "base"), tables(con, "head")
+        base = {renamed.get(name, name): columns for name, columns in base.items()}
+        old_name = {new: old for old, new in renamed.items()}
         for name in sorted(base.keys() - head.keys()):
-            problems.append(f"{name}: only in the base build")
+            problems.append(f"{old_name.get(name, name)}: only in the base build")
         for name in sorted(head.keys() - base.keys()):
             problems.append(f"{name}: only in the working tree's build")
         for name in sorted(base.keys() & head.keys()):
@@ -94,12 +99,13 @@ def compare(base_db: Path, head_db: Path, ignored: set[str]) -> list[str]:
                 problems.append(f"{name}: columns differ: {base[name]} against {head[name]}")
                 continue
             columns = ", ".join(f'"{c}"' for c in base[name] if c not in ignored)
+            sides = {"base": f"base.{old_name.get(name, name)}", "head": f"head.{name}"}
             counts = []
             for left, right in (("base", "head"), ("head", "base")):
                 counts.append(
                     con.execute(
-                        f"select count(*) from (select {columns} from {left}.{name} "
-                        f"except all select {columns} from {right}.{name})"
+                        f"select count(*) from (select {columns} from {sides[left]} "
+                        f"except all select {columns} from {sides[right]})"
                     ).fetchone()[0]
                 )
             n_rows = con.execute(f"select count(*) from head.{name}").fetchone()[0]
@@ -109,7 +115,8 @@ def compare(base_db: Path, head_db: Path, ignored: set[str]) -> list[str]:
                     f"{counts[1]} only in the working tree's ({n_rows} rows)"
                 )
             else:
-                print(f"compare_marts: {name}: {n_rows} rows, equal", flush=True)
+                was = f" (was {old_name[name]})" if name in old_name else ""
+                print(f"compare_marts: {name}{was}: {n_rows} rows, equal", flush=True)
     return problems
 
 
@@ -122,6 +129,19 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         help="also leave this column out (repeatable), e.g. scoring_version",
+    )
+    parser.add_argument(
+        "--renamed",
+        action="append",
+        default=[],
+        metavar="OLD=NEW",
+        help="a table renamed on purpose (schema.table=schema.table, repeatable): compared with its new name",
+    )
+    parser.add_argument(
+        "--new-table",
+        action="append",
+        default=[],
+        help="a table added on purpose (schema.table, repeatable): not a difference",
     )
     parser.add_argument("--keep", help="keep both builds in this folder (default: a temporary one, removed)")
     args = parser.parse_args(argv)
@@ -151,7 +171,11 @@ def main(argv: list[str] | None = None) -> int:
         codes = {side: code for side, (_, code) in results.items()}
         if codes["base"] != codes["head"]:
             failed.append(f"exit codes differ: base {codes['base']}, working tree {codes['head']}")
-        problems = failed or compare(results["base"][0], results["head"][0], set(VOLATILE) | set(args.ignore_column))
+        renamed = dict(pair.split("=", 1) for pair in args.renamed)
+        problems = failed or compare(
+            results["base"][0], results["head"][0], set(VOLATILE) | set(args.ignore_column), renamed
+        )
+        problems = [p for p in problems if p not in {f"{t}: only in the working tree's build" for t in args.new_table}]
     finally:
         subprocess.run(
             ["git", "-C", str(PROJECT), "worktree", "remove", "--force", str(tree)], check=False, capture_output=True

@@ -10,8 +10,8 @@ import json
 import os
 from pathlib import Path
 
-from agent_eval.ingest import RESUME_AGENT_COLUMNS
-from agent_eval.samples import ResumeRow, raw_json, write_resume_csv
+from agent_eval.agents.resume_agent import COLUMNS as RESUME_AGENT_COLUMNS
+from agent_eval.agents.resume_agent.samples import ResumeRow, raw_json, write_resume_csv
 
 FIXTURES = Path(__file__).parent / "fixtures"
 NIGHT = "2026-11-01"

@@ -109,10 +109,10 @@ def night_state(wh: Warehouse) -> dict:
 
 
 def report_of(wh: Warehouse, set_id: str) -> Path:
-    from agent_eval.report import report_path
+    from agent_eval import agents
 
     agent = "recruit_agent" if "/recruit_agent_" in set_id else "resume_agent"
-    return report_path(wh.paths.reports_dir, agent, set_id)
+    return agents.by_name()[agent].report_path(wh.paths.reports_dir, set_id)
 
 
 def published_sets(wh: Warehouse) -> list[str]:

@@ -17,7 +17,7 @@ import duckdb
 import pytest
 from PIL import Image
 
-from agent_eval import charts, cli, report
+from agent_eval import agents, charts, cli, report
 from conftest import Warehouse
 
 pytestmark = [pytest.mark.dbt, pytest.mark.filterwarnings("error:Glyph .* missing")]
@@ -137,7 +137,7 @@ def test_the_font_covers_every_label_drawn(built, tmp_path):
 
 
 def test_the_trend_chart_marks_the_series_band_and_baseline(built, tmp_path):
-    spec = next(s for s in charts.CHARTS["engagement"] if s.name == "trend")
+    spec = next(s for s in charts.chart_specs(agents.by_name()["engagement"]) if s.name == "trend")
     with duckdb.connect(str(built.paths.db_path), read_only=True) as con:
         first = charts.render_chart(con, "2026-11-01/engagement/run-worked", spec, tmp_path / "a.png")
         second = charts.render_chart(con, "2026-11-02/engagement/run-worked", spec, tmp_path / "b.png")
@@ -201,7 +201,7 @@ WORKED_RUN = "2026-11-01/engagement/run-worked"
 
 
 def expected_actual_spec() -> charts.ChartSpec:
-    return next(s for s in charts.CHARTS["engagement"] if s.name == "expected_actual")
+    return next(s for s in charts.chart_specs(agents.by_name()["engagement"]) if s.name == "expected_actual")
 
 
 def test_an_unchanged_chart_is_neither_drawn_nor_written_again(built, tmp_path, monkeypatch):

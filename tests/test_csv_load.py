@@ -16,8 +16,9 @@ import duckdb
 import pytest
 
 from agent_eval import csv_load, ingest
+from agent_eval.agents import resume_agent
 
-HEADER = list(ingest.RESUME_AGENT_COLUMNS)
+HEADER = list(resume_agent.COLUMNS)
 
 
 def write(root: Path, name: str, data: bytes) -> Path:

@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from agent_eval import ingest
+from agent_eval.agents import resume_agent
 from agent_eval.ingest import KINDS_BY_NAME, Observation, RejectedFile
 
 RESUME = KINDS_BY_NAME["resume_agent"]
-HEADER = ",".join(ingest.RESUME_AGENT_COLUMNS)
+HEADER = ",".join(resume_agent.COLUMNS)
 
 
 def row(*values: str) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_eval import cli, db, gates, morning, report, runner, samples
+from agent_eval import agents, cli, db, gates, morning, report, runner, samples
 from conftest import PROJECT_DIR, SAMPLE_DROPS, Warehouse
 
 
@@ -242,15 +242,19 @@ def test_each_report_reads_exactly_what_its_exposure_declares(sample_build, tmp_
     no more and no less. Rendered into an empty folder, so every chart is
     drawn and reads its rows."""
     manifest = json.loads((sample_build.paths.dbt_work_dir / "target" / "manifest.json").read_text())
+    meta = [exposure["config"]["meta"] for exposure in manifest["exposures"].values()]
+    nodes = [{node.split(".")[-1] for node in e["depends_on"]["nodes"]} for e in manifest["exposures"].values()]
     declared = {
-        exposure["config"]["meta"]["renderer"]: {node.split(".")[-1] for node in exposure["depends_on"]["nodes"]}
-        for exposure in manifest["exposures"].values()
-        if "renderer" in exposure["config"]["meta"]
+        m.get("agent") or m.get("renderer"): parents
+        for m, parents in zip(meta, nodes, strict=True)
+        if m.get("agent") or m.get("renderer")
     }
     db_path = sample_build.paths.db_path
     found = {
-        renderer.__name__: relations_read(monkeypatch, lambda r=renderer, a=agent: r(db_path, tmp_path / a, None))
-        for agent, renderer in report.RENDERERS.items()
+        agent.name: relations_read(
+            monkeypatch, lambda a=agent: report.render_reports(a, db_path, tmp_path / a.name, None)
+        )
+        for agent in agents.registered()
     }
     found["morning.render_morning"] = relations_read(
         monkeypatch, lambda: morning.render_morning(db_path, tmp_path / "morning")

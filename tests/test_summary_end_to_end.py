@@ -14,7 +14,8 @@ from __future__ import annotations
 import pytest
 from openpyxl import load_workbook
 
-from agent_eval import cli, report
+from agent_eval import cli
+from agent_eval.agents.summary import report as summary_report
 from conftest import Warehouse
 
 CLAIMS = "2026-11-03/summary_claims.json"
@@ -230,7 +231,7 @@ def test_excel_export_writes_every_mart_with_json_as_text(wh, tmp_path):
     claims = dict(zip(sets[0], next(r for r in sets if r[0] == CLAIMS)))
     assert claims["thresholds_json"] == '{"summary_accuracy":0.7,"faithfulness":0.8}'
     # the build wrote the same workbook next to the reports
-    assert (wh.paths.reports_dir / "summary" / report.SUMMARY_WORKBOOK).is_file()
+    assert (wh.paths.reports_dir / "summary" / summary_report.WORKBOOK).is_file()
 
 
 def test_excel_values_are_safe():

@@ -25,10 +25,12 @@ from __future__ import annotations
 import contextvars
 import functools
 import hashlib
+import inspect
 import io
 import itertools
 import json
 import math
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -48,7 +50,7 @@ from matplotlib.text import Text
 from matplotlib.ticker import MaxNLocator
 from PIL import Image
 
-from agent_eval import db
+from agent_eval import agents, db
 from agent_eval.fonts import font_path
 
 # ---------------------------------------------------------------- font
@@ -460,181 +462,13 @@ def plot_score_panels(
 # ---------------------------------------------------------------- resume agent
 
 
-def resume_latency_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
-    """Items per latency score (5점..0점) for each rubric, one bar per round."""
-    result = rows(
-        con,
-        """
-        with
-        rubrics as (
-            select latency_rubric, min(track) as first_track,
-                   string_agg(track_label, ', ' order by track) as tracks
-            from rubric.resume_track_rubrics
-            group by latency_rubric
-        )
-        select rubrics.tracks || ' (' || dist.latency_rubric || ')' as title,
-               rubrics.first_track, dist.round_order,
-               dist.round, dist.latency_score, dist.n_items
-        from marts.resume_latency_distribution as dist
-        inner join rubrics on dist.latency_rubric = rubrics.latency_rubric
-        where dist.set_id = ? and dist.scope = 'round'
-        order by rubrics.first_track, dist.round_order, dist.latency_score desc
-        """,
-        [set_id],
-    )
-    scores = sorted({r["latency_score"] for r in result}, reverse=True)
-    by_rubric: dict[str, dict[str, list[int]]] = {}
-    for r in result:
-        series = by_rubric.setdefault(r["title"], {}).setdefault(f"{r['round']}회차", [0] * len(scores))
-        series[scores.index(r["latency_score"])] = r["n_items"]
-    drawn = {t: s for t, s in by_rubric.items() if any(sum(v) for v in s.values())}
-    if not drawn:
-        return False
-    for ax, (title, series) in zip(panels(fig, len(drawn)), drawn.items()):
-        bar_chart(ax, [f"{s}점" for s in scores], series)
-        ax.set_title(title, loc="left")
-        ax.set_ylabel("문항 수")
-    return True
-
-
-# (panel_order, panel_title, latency_rubric, latency_sec) per item of one set
-RESUME_LATENCY_ITEMS = """
-    select tracks.track as panel_order,
-           tracks.track_label || ' (' || tracks.latency_rubric || ')' as panel_title,
-           scores.latency_rubric, scores.latency_sec
-    from marts.resume_item_scores as scores
-    inner join rubric.resume_track_rubrics as tracks on scores.track = tracks.track
-    where scores.set_id = ?
-"""
-
-
-def resume_latency_hist(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
-    """Latency histogram per track, with its rubric's score bands."""
-    return plot_latency_panels(fig, latency_panels(con, RESUME_LATENCY_ITEMS, set_id))
-
-
-CONSISTENCY_OUTCOMES = {"n_both_pass": "둘 다 pass", "n_both_fail": "둘 다 fail", "n_mismatch": "차이"}
-CONSISTENCY_COLORS = ["#1a9850", "#969696", "#f46d43"]
-
-
-def resume_consistency(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
-    """Consistency outcomes (both pass / both fail / mismatch) per round pair."""
-    pairs = rows(
-        con,
-        "select round_a_order, round_b_order, round_a, round_b, n_both_pass, n_both_fail, n_mismatch "
-        "from marts.resume_consistency_round_pairs where set_id = ? and n_pairs > 0 "
-        "order by round_a_order, round_b_order",
-        [set_id],
-    )
-    if not pairs:
-        return False
-    (ax,) = panels(fig, 1)
-    categories = [f"{p['round_a']} ↔ {p['round_b']}" for p in pairs]
-    series = {label: [p[column] for p in pairs] for column, label in CONSISTENCY_OUTCOMES.items()}
-    stacked_barh(ax, categories, series, CONSISTENCY_COLORS)
-    ax.set_xlabel("비교 쌍 수")
-    return True
-
-
-RESUME_ITEM_SCORES = {"intent_score": "의도 충족", "accuracy_score": "정확성", "stability_score": "안정성"}
-
-
-def resume_item_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
-    """Item score distributions of intent, accuracy and stability (0-5)."""
-    columns = ", ".join(RESUME_ITEM_SCORES)
-    values_sql = f"""
-        unpivot (select {columns} from marts.resume_item_scores where set_id = ?)
-        on {columns} into name series value score
-    """
-    bins = score_bins(con, values_sql, [set_id], list(RESUME_ITEM_SCORES), SCORE_MAX, SCORE_BINS)
-    by_title = {RESUME_ITEM_SCORES[column]: {"": counts} for column, counts in bins.items()}
-    return plot_score_panels(fig, by_title, SCORE_MAX, ncols=3)
-
-
 # ---------------------------------------------------------------- recruit agent
-
-
-RECRUIT_LATENCY_ITEMS = """
-    with classes as (
-        select latency_class, latency_rubric, metric_name,
-               row_number() over (order by latency_class desc) as class_order
-        from rubric.recruit_latency_classes
-    )
-    select classes.class_order as panel_order,
-           classes.metric_name || ' (' || classes.latency_class || ')' as panel_title,
-           scores.latency_rubric, scores.latency_sec
-    from marts.recruit_item_scores as scores
-    inner join classes on scores.latency_class = classes.latency_class
-    where scores.set_id = ?
-"""
-
-
-def recruit_latency_hist(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
-    """Latency histogram per latency class (SINGLE, MULTI), with rubric bands."""
-    return plot_latency_panels(fig, latency_panels(con, RECRUIT_LATENCY_ITEMS, set_id))
-
-
-def recruit_accuracy_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
-    """Item accuracy score distribution (0-5)."""
-    values_sql = "select '정확성' as series, accuracy_score as score from marts.recruit_item_scores where set_id = ?"
-    bins = score_bins(con, values_sql, [set_id], ["정확성"], SCORE_MAX, SCORE_BINS)
-    return plot_score_panels(fig, {"문항": bins}, SCORE_MAX)
-
-
-RECRUIT_CONSISTENCY_SERIES = ["2회 이상 실행", "1회만 실행 (0점)"]
-
-
-def recruit_consistency_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
-    """Per-query consistency score distribution (0-5), queries run once apart."""
-    scored, single = RECRUIT_CONSISTENCY_SERIES
-    values_sql = (
-        f"select case when is_scored then '{scored}' else '{single}' end as series, "
-        "consistency_score as score from marts.recruit_query_consistency where set_id = ?"
-    )
-    bins = score_bins(con, values_sql, [set_id], RECRUIT_CONSISTENCY_SERIES, SCORE_MAX, SCORE_BINS)
-    return plot_score_panels(fig, {"질의": bins}, SCORE_MAX)
 
 
 # ---------------------------------------------------------------- summary
 
 
-def quote_identifier(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def summary_metric_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
-    """Per-metric case score distribution (0-1) with the threshold in force."""
-    metrics = rows(
-        con,
-        "select metric_order, metric, metric_label, threshold, mean_score from marts.summary_set_metrics "
-        "where set_id = ? and n_cases > 0 order by metric_order",
-        [set_id],
-    )
-    if not metrics:
-        return False
-    columns = ", ".join(quote_identifier(m["metric"]) for m in metrics)
-    values_sql = f"""
-        unpivot (select {columns} from marts.summary_case_scores where set_id = ?)
-        on {columns} into name series value score
-    """
-    bins = score_bins(con, values_sql, [set_id], [m["metric"] for m in metrics], SUMMARY_SCORE_MAX, SUMMARY_SCORE_BINS)
-    axes = panels(fig, len(metrics), ncols=2)
-    for ax, metric in zip(axes, metrics):
-        histogram(ax, edges_of(0, SUMMARY_SCORE_MAX, SUMMARY_SCORE_BINS), {"": bins[metric["metric"]]})
-        score_ticks(ax, 0, SUMMARY_SCORE_MAX, 0.2)
-        ax.axvline(metric["threshold"], color="#d73027", linestyle="--", label=f"임계값 {metric['threshold']:.2f}")
-        ax.axvline(metric["mean_score"], color="#313695", linestyle=":", label=f"평균 {metric['mean_score']:.2f}")
-        ax.legend(fontsize="small", frameon=False, loc="upper left")
-        ax.set_title(metric["metric_label"], loc="left")
-        ax.set_xlabel("점수")
-        ax.set_ylabel("케이스 수")
-    return True
-
-
 # ---------------------------------------------------------------- engagement
-
-ENGAGEMENT_KINDS = {"count": "건수 지표", "rate": "비율 지표"}
-EXPECTED_ACTUAL = {"expected_value": "기대값", "actual_value": "실제값"}
 
 
 def as_float(value: float | None) -> float:
@@ -642,54 +476,9 @@ def as_float(value: float | None) -> float:
     return float("nan") if value is None else value
 
 
-def engagement_expected_actual(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
-    """Expected vs actual per metric of the run, counts and rates apart."""
-    metrics = rows(
-        con,
-        "select metric_order, metric, metric_kind, expected_value, actual_value "
-        "from marts.engagement_run_metrics where set_id = ? order by metric_order",
-        [set_id],
-    )
-    kinds = {kind: [m for m in metrics if m["metric_kind"] == kind] for kind in ENGAGEMENT_KINDS}
-    drawn = {kind: ms for kind, ms in kinds.items() if ms}
-    if not drawn:
-        return False
-    for ax, (kind, ms) in zip(panels(fig, len(drawn), ncols=min(2, len(drawn))), drawn.items()):
-        series = {label: [as_float(m[column]) for m in ms] for column, label in EXPECTED_ACTUAL.items()}
-        bar_chart(ax, [m["metric"] for m in ms], series, counts=kind == "count")
-        ax.set_title(ENGAGEMENT_KINDS[kind], loc="left")
-    return True
-
-
-def engagement_persona_expected_actual(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
-    """Expected vs actual per persona, one panel per metric."""
-    result = rows(
-        con,
-        "select metric_order, metric, metric_kind, persona, expected_value, actual_value "
-        "from marts.engagement_persona_metrics where set_id = ? order by metric_order, persona",
-        [set_id],
-    )
-    by_metric: dict[str, list[dict[str, Any]]] = {}
-    for r in result:
-        by_metric.setdefault(r["metric"], []).append(r)
-    if not by_metric:
-        return False
-    for ax, (metric, ms) in zip(panels(fig, len(by_metric)), by_metric.items()):
-        series = {label: [as_float(m[column]) for m in ms] for column, label in EXPECTED_ACTUAL.items()}
-        bar_chart(ax, [drawable(m["persona"]) for m in ms], series, counts=ms[0]["metric_kind"] == "count")
-        ax.set_title(metric, loc="left")
-    return True
-
-
 # ---------------------------------------------------------------- history
 
 TREND_SETS = 14  # the last N sets of the series, this one included
-TREND_METRICS = {  # the panels of each agent's trend chart (history_metrics names)
-    "resume_agent": ["intent_score", "stability_score", "consistency_score", "latency_score"],
-    "recruit_agent": ["accuracy_score", "consistency_score", "stability_score", "weighted_total"],
-    "summary": ["summary_accuracy", "summary_risk_coverage", "summary_non_definitive", "summary_needs_followup"],
-    "engagement": ["overall_similarity"],
-}
 
 
 def line_with_band(
@@ -738,7 +527,7 @@ def series_trend(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bo
     )
     if not points:
         return False
-    metrics = TREND_METRICS[points[0]["agent"]]
+    metrics = agents.by_name()[points[0]["agent"]].module.TREND_METRICS
     baseline = points[0]["baseline_set_id"]
     by_metric = {m: [p for p in points if p["metric"] == m] for m in metrics}
     by_metric = {m: ps for m, ps in by_metric.items() if len(ps) >= 2}
@@ -806,31 +595,6 @@ class ChartSpec:
     plot: Plot  # draws the set's chart; False when there is nothing to draw
 
 
-# Per agent (the folder under reports/), the charts each of its reports links.
-CHARTS: dict[str, list[ChartSpec]] = {
-    "resume_agent": [
-        ChartSpec("item_scores", "문항 점수 분포 (의도 충족·정확성·안정성)", resume_item_scores),
-        ChartSpec("consistency", "회차쌍별 일관성 결과", resume_consistency),
-        ChartSpec("latency_hist", "Track별 응답시간 분포 (루브릭 구간 표시)", resume_latency_hist),
-        ChartSpec("latency_scores", "루브릭별 응답 속도 점수 분포", resume_latency_scores),
-        ChartSpec("trend", "시리즈 추이 (95% 구간, 7세트 이동평균, 기준선)", series_trend),
-    ],
-    "recruit_agent": [
-        ChartSpec("accuracy_scores", "정확성 점수 분포", recruit_accuracy_scores),
-        ChartSpec("consistency_scores", "질의별 일관성 점수 분포", recruit_consistency_scores),
-        ChartSpec("latency_hist", "응답 속도 구분별 응답시간 분포 (루브릭 구간 표시)", recruit_latency_hist),
-        ChartSpec("trend", "시리즈 추이 (95% 구간, 7세트 이동평균, 기준선)", series_trend),
-    ],
-    "summary": [
-        ChartSpec("metric_scores", "메트릭별 케이스 점수 분포 (임계값 표시)", summary_metric_scores),
-        ChartSpec("trend", "시리즈 추이 (95% 구간, 7세트 이동평균, 기준선)", series_trend),
-    ],
-    "engagement": [
-        ChartSpec("expected_actual", "지표별 기대값 대비 실제값", engagement_expected_actual),
-        ChartSpec("persona_expected_actual", "페르소나별 기대값 대비 실제값", engagement_persona_expected_actual),
-        ChartSpec("trend", "시리즈 추이 (기준선 표시)", series_trend),
-    ],
-}
 MORNING_OVERVIEW = ChartSpec("overview", "세트별 지표 판정 (기준선 대비: 회귀 / 노이즈 범위 / 개선)", morning_overview)
 
 
@@ -868,12 +632,15 @@ PNG_KEY = "agent-eval chart"
 
 
 @functools.cache
-def code_version() -> str:
-    """What else decides a chart's pixels: this module's source (the plot
-    functions, style, sizes), matplotlib's version and the font file."""
+def code_version(plot_module: str | None = None) -> str:
+    """What else decides a chart's pixels: this module's source (style,
+    sizes, shared plots), the source of the module defining the plot (an
+    agent's charts), matplotlib's version and the font file."""
     font = font_path()
+    plot_source = inspect.getsourcefile(sys.modules[plot_module]) if plot_module else None
     parts = [
         Path(__file__).read_bytes(),
+        Path(plot_source).read_bytes() if plot_source else b"",
         matplotlib.__version__.encode(),
         str(font).encode(),
         str(font.stat().st_size).encode(),
@@ -913,7 +680,7 @@ def render_chart(con: duckdb.DuckDBPyConnection, set_id: str, spec: ChartSpec, p
     with its record.
     """
     stored = stored_chart(path)
-    prefix = "\x1f".join([code_version(), spec.name, spec.alt, set_id])
+    prefix = "\x1f".join([code_version(spec.plot.__module__), spec.name, spec.alt, set_id])
     drawing = _Drawing(prefix, stored, hashlib.sha256())
     with matplotlib.rc_context(STYLE | {"font.family": font_family()}):
         fig = Figure(dpi=DPI, layout="constrained")
@@ -948,11 +715,17 @@ def render_chart(con: duckdb.DuckDBPyConnection, set_id: str, spec: ChartSpec, p
         return Chart(spec.name, spec.alt, path, labels)
 
 
-def render_charts(con: duckdb.DuckDBPyConnection, agent: str, set_id: str, report: Path) -> dict[str, Chart]:
+def chart_specs(agent: agents.Agent) -> list[ChartSpec]:
+    """The charts ``agent``'s reports link (its charts module's CHARTS)."""
+    part = agent.part("charts")
+    return list(part.CHARTS) if part is not None else []
+
+
+def render_charts(con: duckdb.DuckDBPyConnection, agent: agents.Agent, set_id: str, report: Path) -> dict[str, Chart]:
     """Every chart of ``agent``'s report of ``set_id`` beside ``report``, by
     name; a chart with nothing to draw is left out and its old file removed."""
     charts = {}
-    for spec in CHARTS[agent]:
+    for spec in chart_specs(agent):
         chart = render_chart(con, set_id, spec, chart_path(report, spec.name))
         if chart is not None:
             charts[spec.name] = chart

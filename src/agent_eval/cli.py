@@ -441,11 +441,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_samples(args: argparse.Namespace) -> int:
     from agent_eval import samples
+    from agent_eval.agents.resume_agent import samples as resume_samples
 
     out = Path(args.out)
     if args.rows:
         rounds = ["1/1", "2/1", "3/1"]
-        path = samples.write_resume_csv(
+        path = resume_samples.write_resume_csv(
             out / "2026-11-01" / "resume_agent_bench.csv",
             n_queries=max(1, args.rows // len(rounds)),
             rounds=rounds,
@@ -541,11 +542,12 @@ def cmd_withdraw(paths: Paths, target: str, reason: str, undo: bool) -> int:
 
 def cmd_export(paths: Paths, out: str | None, sets: list[str] | None) -> int:
     from agent_eval import export
+    from agent_eval.agents.summary import report as summary_report
 
     if not paths.db_path.exists():
         print(f"agent-eval: no warehouse at {paths.db_path}; run `agent-eval build` first", file=sys.stderr)
         return EXIT_USAGE
-    target = Path(out).resolve() if out else paths.reports_dir / "summary" / report.SUMMARY_WORKBOOK
+    target = Path(out).resolve() if out else paths.reports_dir / "summary" / summary_report.WORKBOOK
     print(export.export_summary_xlsx(paths.db_path, target, sets))
     return EXIT_OK
 
@@ -679,6 +681,23 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # --project-dir names the project for everything this command does: the
+    # agent registry read here (agent_eval.agents) and dbt's loader models
+    # see the same one
+    project_dir = getattr(args, "project_dir", None)
+    saved = os.environ.get("AGENT_EVAL_PROJECT")
+    if project_dir:
+        os.environ["AGENT_EVAL_PROJECT"] = str(Path(project_dir).resolve())
+    try:
+        return run_command(args)
+    finally:
+        if saved is None:
+            os.environ.pop("AGENT_EVAL_PROJECT", None)
+        else:
+            os.environ["AGENT_EVAL_PROJECT"] = saved
+
+
+def run_command(args: argparse.Namespace) -> int:
     try:
         if args.command == "build":
             return cmd_build(_paths(args), args.full_refresh, args.unit_tests, not args.no_reports)

@@ -16,8 +16,10 @@ Two steps, one mechanism for every input kind:
    becomes one row, the ones that cannot be parsed included (with
    ``reject_reason`` and their raw text), so rows are never dropped.
 
-Adding an input kind means adding a :class:`DropKind` (pattern, format,
-required fields) and a thin ``raw_<kind>_rows.py`` model.
+The kinds are the registered agents' (``agent_eval.agents``): adding an
+input kind means adding a :class:`~agent_eval.drop_kinds.DropKind` (pattern,
+format, required fields) to its agent's module and a thin
+``raw_<kind>_rows.py`` model (docs/adding-an-agent.md).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import io
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -38,113 +40,35 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from agent_eval import csv_load
-from agent_eval.schemas import expected_problem
+from agent_eval import agents, csv_load
+from agent_eval.drop_kinds import DATE_DIR, DropKind
 
 # ---------------------------------------------------------------------------
 # Input kinds
 # ---------------------------------------------------------------------------
 
-RESUME_AGENT_COLUMNS: tuple[str, ...] = (
-    "Run ID",
-    "Item ID",
-    "Query ID",
-    "Track",
-    "질의",
-    "기대결과",
-    "카테고리",
-    "방/반복",
-    "응답",
-    "오류",
-    "LLM 상태",
-    "LLM 점수",
-    "LLM 코멘트",
-    "Raw JSON",
-)
+
+def kinds() -> tuple[DropKind, ...]:
+    """Every drop kind of the registered agents (agent_eval.agents: each
+    agent's module defines its kinds), in the registry's order."""
+    return tuple(kind for agent in agents.registered() for kind in agent.module.KINDS)
 
 
-@dataclass(frozen=True)
-class DropKind:
-    """One kind of input file and how to read it.
-
-    ``fmt`` is ``csv`` (header + records), ``jsonl`` (one JSON object per
-    line) or ``json`` (one JSON document whose records are ``records_key``).
-    ``validate_document`` (json kinds) returns why a whole document cannot
-    be used, or None: the file is rejected with that reason.
-    ``dedupe_by_content``: identical bytes already loaded from another path
-    are a ``repeat`` (counted once). False for files whose meaning depends on
-    their folder (an engagement run's expected.json is often the same bytes
-    for every run, yet each run needs its own).
-    """
-
-    name: str
-    pattern: re.Pattern[str]
-    fmt: str
-    required: tuple[str, ...] = ()
-    records_key: str | None = None
-    validate_document: Callable[[Any], str | None] | None = None
-    dedupe_by_content: bool = True
+def kind_named(name: str) -> DropKind:
+    for kind in kinds():
+        if kind.name == name:
+            return kind
+    raise KeyError(f"no registered agent reads drop kind {name!r} (seeds/registry/agents.csv)")
 
 
-DATE_DIR = r"(?P<drop_date>[^/]+)"
+def __getattr__(name: str) -> Any:
+    # KINDS, KINDS_BY_NAME: the registry's kinds, read when asked for
+    if name == "KINDS":
+        return kinds()
+    if name == "KINDS_BY_NAME":
+        return {kind.name: kind for kind in kinds()}
+    raise AttributeError(name)
 
-
-def validate_evalvault_dataset(document: Any) -> str | None:
-    """Dataset-level checks of an EvalVault JSON dataset (as EvalVault's own
-    loader does): optional ``thresholds`` is an object of numbers in [0, 1].
-    Returns why the dataset cannot be used, or None."""
-    if not isinstance(document, dict):
-        return None  # the records_key check names the problem
-    thresholds = document.get("thresholds")
-    if thresholds is None:
-        return None
-    if not isinstance(thresholds, dict):
-        return "not a valid dataset: 'thresholds' is not an object"
-    for metric, value in thresholds.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return f"not a valid dataset: threshold '{metric}' is not a number"
-        if not 0.0 <= float(value) <= 1.0:
-            return f"not a valid dataset: threshold '{metric}' = {value} is not in [0, 1]"
-    return None
-
-
-KINDS: tuple[DropKind, ...] = (
-    DropKind(
-        name="resume_agent",
-        pattern=re.compile(DATE_DIR + r"/resume_agent_[^/]*\.csv"),
-        fmt="csv",
-        required=RESUME_AGENT_COLUMNS,
-    ),
-    DropKind(
-        name="recruit_agent",
-        pattern=re.compile(DATE_DIR + r"/recruit_agent_[^/]*\.jsonl"),
-        fmt="jsonl",
-        required=("itemId", "queryId", "raw"),
-    ),
-    DropKind(
-        name="engagement_actions",
-        pattern=re.compile(DATE_DIR + r"/engagement/[^/]+/[^/]+/actions\.jsonl"),
-        fmt="jsonl",
-        dedupe_by_content=False,
-    ),
-    DropKind(
-        name="engagement_expected",
-        pattern=re.compile(DATE_DIR + r"/engagement/[^/]+/expected\.json"),
-        fmt="json",
-        validate_document=expected_problem,
-        dedupe_by_content=False,
-    ),
-    DropKind(
-        name="summary",
-        pattern=re.compile(DATE_DIR + r"/summary_[^/]*\.json"),
-        fmt="json",
-        required=("id", "answer", "contexts"),
-        records_key="test_cases",
-        validate_document=validate_evalvault_dataset,
-    ),
-)
-
-KINDS_BY_NAME = {k.name: k for k in KINDS}
 
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -491,7 +415,7 @@ class Observation:
 
 
 def match_kind(relative: str) -> DropKind | None:
-    for kind in KINDS:
+    for kind in kinds():
         if kind.pattern.fullmatch(relative):
             return kind
     return None
@@ -500,7 +424,7 @@ def match_kind(relative: str) -> DropKind | None:
 def match_kind_ignoring_case(relative: str) -> DropKind | None:
     """The kind whose file name pattern ``relative`` matches when letter
     case is ignored (``Resume_Agent_x.CSV``): a misnamed drop file."""
-    for kind in KINDS:
+    for kind in kinds():
         if re.fullmatch(kind.pattern.pattern, relative, re.IGNORECASE):
             return kind
     return None
@@ -904,7 +828,7 @@ class PendingFile:
 
 def rows_table(kind_name: str, drops_dir: str | Path, pending: Iterable[PendingFile]) -> pa.Table:
     """Every data record of the pending files as one Arrow table."""
-    kind = KINDS_BY_NAME[kind_name]
+    kind = kind_named(kind_name)
     root = resolve_drops_dir(drops_dir)
     schema = csv_rows_schema(kind) if kind.fmt == "csv" else json_rows_schema()
     columns: dict[str, list[Any]] = {name: [] for name in schema.names}
@@ -950,7 +874,7 @@ def csv_rows_relation(
     ``read_csv``; the others are parsed by the exact parser (rows_table).
     Same schema and values either way (csv_rows_schema).
     """
-    kind = KINDS_BY_NAME[kind_name]
+    kind = kind_named(kind_name)
     root = resolve_drops_dir(drops_dir)
     duckdb_files: list[csv_load.DuckdbFile] = []
     exact: list[PendingFile] = []
@@ -1011,7 +935,7 @@ def document_header(text: str, kind: DropKind) -> dict[str, Any]:
 
 def headers_table(kind_name: str, drops_dir: str | Path, pending: Iterable[PendingFile]) -> pa.Table:
     """One row per pending file of a json kind: its header as JSON text."""
-    kind = KINDS_BY_NAME[kind_name]
+    kind = kind_named(kind_name)
     if kind.fmt != "json" or kind.records_key is None:
         raise ValueError(f"kind {kind_name!r} has no document header")
     root = resolve_drops_dir(drops_dir)

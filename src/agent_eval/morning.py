@@ -18,7 +18,7 @@ import duckdb
 
 from agent_eval import agents, charts
 from agent_eval.db import one, rows, scalar
-from agent_eval.report import environment, report_path
+from agent_eval.report import environment
 
 TOP_FLIPS = 10
 TOP_FLAKY = 10
@@ -40,7 +40,7 @@ def morning_context(con: duckdb.DuckDBPyConnection, newest: Any, reports_dir: Pa
     set_ids = [[row["set_id"] for row in sets]]
     for row in sets:
         row["agent_label"] = agents.label(row["agent"])
-        target = report_path(reports_dir, row["agent"], row["set_id"])
+        target = agents.by_name()[row["agent"]].report_path(reports_dir, row["set_id"])
         # URL-encoded: a file name with spaces, quotes or parentheses keeps its link
         row["report_link"] = quote(Path(os.path.relpath(target, page.parent)).as_posix())
         row["metrics"] = rows(

@@ -109,7 +109,7 @@ def _agent_log(
     return out
 
 
-def write_engagement_samples(drops_dir: Path) -> list[Path]:
+def write_samples(drops_dir: Path) -> list[Path]:
     rng = random.Random(503)
     written: list[Path] = []
 

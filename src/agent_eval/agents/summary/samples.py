@@ -115,7 +115,7 @@ def _dump(document: dict[str, Any]) -> str:
     return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
 
 
-def write_summary_samples(drops_dir: Path) -> list[Path]:
+def write_samples(drops_dir: Path) -> list[Path]:
     """The bundled summary sample: one valid dataset (UTF-8 with BOM), one
     invalid dataset (rejected: a case lacks contexts)."""
     good = drops_dir / "2026-11-01" / "summary_agent_notes.json"

@@ -1,6 +1,6 @@
 """Deterministic sample drops of the recruit agent (H.채용, SPEC §4).
 
-``write_recruit_samples`` writes two nightly JSONL files with realistic
+``write_samples`` writes two nightly JSONL files with realistic
 Korean recruiting requests: every query repeated over rounds (consistency),
 SINGLE and MULTI latency classes, intentVerdict given or not, accuracy from
 ``accuracyChecks`` or from ``@check`` lines, and hand-placed lines for the
@@ -394,7 +394,7 @@ def write_recruit_jsonl(
     return path
 
 
-def write_recruit_samples(drops_dir: Path) -> list[Path]:
+def write_samples(drops_dir: Path) -> list[Path]:
     """Recruit-agent sample: two nights (the second with a UTF-8 BOM)."""
     return [
         write_recruit_jsonl(

@@ -1,0 +1,67 @@
+"""The charts of the recruit_agent report (agent_eval.charts draws them; each
+reads one public mart)."""
+
+from __future__ import annotations
+
+import duckdb
+from matplotlib.figure import Figure
+
+from agent_eval.charts import (
+    SCORE_BINS,
+    SCORE_MAX,
+    ChartSpec,
+    latency_panels,
+    plot_latency_panels,
+    plot_score_panels,
+    score_bins,
+    series_trend,
+)
+
+RECRUIT_LATENCY_ITEMS = """
+    with classes as (
+        select latency_class, latency_rubric, metric_name,
+               row_number() over (order by latency_class desc) as class_order
+        from rubric.recruit_latency_classes
+    )
+    select classes.class_order as panel_order,
+           classes.metric_name || ' (' || classes.latency_class || ')' as panel_title,
+           scores.latency_rubric, scores.latency_sec
+    from marts.recruit_item_scores as scores
+    inner join classes on scores.latency_class = classes.latency_class
+    where scores.set_id = ?
+"""
+
+
+def recruit_latency_hist(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
+    """Latency histogram per latency class (SINGLE, MULTI), with rubric bands."""
+    return plot_latency_panels(fig, latency_panels(con, RECRUIT_LATENCY_ITEMS, set_id))
+
+
+def recruit_accuracy_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
+    """Item accuracy score distribution (0-5)."""
+    values_sql = "select '정확성' as series, accuracy_score as score from marts.recruit_item_scores where set_id = ?"
+    bins = score_bins(con, values_sql, [set_id], ["정확성"], SCORE_MAX, SCORE_BINS)
+    return plot_score_panels(fig, {"문항": bins}, SCORE_MAX)
+
+
+RECRUIT_CONSISTENCY_SERIES = ["2회 이상 실행", "1회만 실행 (0점)"]
+
+
+def recruit_consistency_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
+    """Per-query consistency score distribution (0-5), queries run once apart."""
+    scored, single = RECRUIT_CONSISTENCY_SERIES
+    values_sql = (
+        f"select case when is_scored then '{scored}' else '{single}' end as series, "
+        "consistency_score as score from marts.recruit_query_consistency where set_id = ?"
+    )
+    bins = score_bins(con, values_sql, [set_id], RECRUIT_CONSISTENCY_SERIES, SCORE_MAX, SCORE_BINS)
+    return plot_score_panels(fig, {"질의": bins}, SCORE_MAX)
+
+
+# the charts each report links, in order
+CHARTS = [
+    ChartSpec("accuracy_scores", "정확성 점수 분포", recruit_accuracy_scores),
+    ChartSpec("consistency_scores", "질의별 일관성 점수 분포", recruit_consistency_scores),
+    ChartSpec("latency_hist", "응답 속도 구분별 응답시간 분포 (루브릭 구간 표시)", recruit_latency_hist),
+    ChartSpec("trend", "시리즈 추이 (95% 구간, 7세트 이동평균, 기준선)", series_trend),
+]

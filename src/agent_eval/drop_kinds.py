@@ -1,0 +1,40 @@
+"""What a drop kind is: one kind of input file and how to read it.
+
+Each agent's module (agent_eval.agents) defines its kinds with
+:class:`DropKind`; the loader (agent_eval.ingest) matches drop files against
+the registered agents' kinds. Light on purpose: the loader imports it inside
+dbt's Python models.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+# the drop date folder at the start of every kind's pattern
+DATE_DIR = r"(?P<drop_date>[^/]+)"
+
+
+@dataclass(frozen=True)
+class DropKind:
+    """One kind of input file and how to read it.
+
+    ``fmt`` is ``csv`` (header + records), ``jsonl`` (one JSON object per
+    line) or ``json`` (one JSON document whose records are ``records_key``).
+    ``validate_document`` (json kinds) returns why a whole document cannot
+    be used, or None: the file is rejected with that reason.
+    ``dedupe_by_content``: identical bytes already loaded from another path
+    are a ``repeat`` (counted once). False for files whose meaning depends on
+    their folder (an engagement run's expected.json is often the same bytes
+    for every run, yet each run needs its own).
+    """
+
+    name: str
+    pattern: re.Pattern[str]
+    fmt: str
+    required: tuple[str, ...] = ()
+    records_key: str | None = None
+    validate_document: Callable[[Any], str | None] | None = None
+    dedupe_by_content: bool = True
