@@ -61,6 +61,29 @@ def test_each_agent_provides_the_interface_models_and_its_set_mart():
         assert (PROJECT_DIR / "models" / "marts" / agent.name / f"{table}.sql").is_file(), agent.name
 
 
+def interface_columns() -> dict[str, list[str]]:
+    """The columns each shared model takes from the interface models: the
+    lists of its agents_union call."""
+    found = {}
+    for path in (PROJECT_DIR / "models").rglob("*.sql"):
+        for interface, columns in re.findall(
+            r"agents_union\('(\w+)', \[(.*?)\]\)", path.read_text(encoding="utf-8"), re.S
+        ):
+            found[interface] = re.findall(r"'(\w+)'", columns)
+    return found
+
+
+def test_each_interface_model_documents_exactly_the_columns_the_unions_read():
+    columns = interface_columns()
+    assert sorted(columns) == sorted(INTERFACE)
+    for agent in REGISTERED:
+        folder = PROJECT_DIR / "models" / "intermediate" / agent.name
+        documents = yaml.safe_load((folder / f"_{agent.name}__models.yml").read_text(encoding="utf-8"))
+        documented = {model["name"]: [c["name"] for c in model.get("columns", [])] for model in documents["models"]}
+        for interface in INTERFACE:
+            assert documented[f"int_{agent.name}__{interface}"] == columns[interface], (agent.name, interface)
+
+
 def test_no_shared_model_or_module_names_the_agents_itself():
     """The shared models loop over var('agents'); the shared Python modules
     over the registry. A literal list of agents there is what the registry

@@ -159,6 +159,11 @@ def test_docs_generate(sample_build):
             continue
         assert node["description"].strip(), unique_id
         documented = {name.lower(): col["description"] for name, col in node["columns"].items()}
+        if node["config"]["materialized"] == "ephemeral":
+            # no relation, no catalogue entry: the agent interface models,
+            # whose documented columns test_agents checks against the unions
+            assert documented and all(d.strip() for d in documented.values()), unique_id
+            continue
         for name in nodes[unique_id]["columns"]:
             assert documented.get(name.lower(), "").strip(), f"{unique_id}.{name} is not documented"
 

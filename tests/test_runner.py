@@ -25,7 +25,7 @@ def test_output_and_exit_status_are_dbts(mode, tmp_path, capfd):
     wh = Warehouse(tmp_path)
     runner.run_dbt(wh.paths, ["ls", "--select", "raw_drop_files", "--output", "path"])
     out = capfd.readouterr().out
-    assert "models/staging/common/raw_drop_files.py" in out.splitlines(), out
+    assert "models/raw/common/raw_drop_files.py" in out.splitlines(), out
     with pytest.raises(runner.DbtFailed) as failure:
         runner.run_dbt(wh.paths, ["no-such-command"], quiet=True)
     assert "failed with exit code 2" in str(failure.value)

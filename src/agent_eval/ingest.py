@@ -1,7 +1,7 @@
 """Getting drop files into raw history.
 
 This module is the only place that touches drop files. dbt Python models call
-it (``models/staging/common/raw_drop_files.py`` and one ``raw_<kind>_rows.py``
+it (``models/raw/common/raw_drop_files.py`` and one ``raw_<kind>_rows.py``
 per input kind), so ``dbt build`` alone loads new drops.
 
 Two steps, one mechanism for every input kind:
@@ -824,6 +824,47 @@ class PendingFile:
     n_data_records: int | None = None
     size_bytes: int | None = None
     modified_at: datetime | None = None
+
+
+def pending_files(dbt: Any, session: Any, kind_name: str, drop_files: Any) -> list[PendingFile]:
+    """The loaded versions of ``kind_name``'s files (manifest ``drop_files``,
+    in observation order) that the loader model's table does not hold yet."""
+    loaded = (
+        drop_files.filter(f"kind = '{kind_name}' and status = 'loaded'")
+        .order("observation_seq")
+        .project(
+            "source_file, sha256, encoding, loaded_at, loader, n_lines, n_data_records, size_bytes, modified_at"
+        )
+        .fetchall()
+    )
+    done: set[tuple[str, str]] = set()
+    if dbt.is_incremental and loaded:
+        # A literal list prunes row groups by their sha256 statistics: the
+        # cost follows the number of files, not the rows in history.
+        shas = ", ".join(sorted({f"'{row[1]}'" for row in loaded}))
+        done = set(session.sql(f"select distinct source_file, sha256 from {dbt.this} where sha256 in ({shas})").fetchall())
+    return [PendingFile(*row) for row in loaded if (row[0], row[1]) not in done]
+
+
+def load_records(dbt: Any, session: Any, kind_name: str, drop_files: Any, drops_dir: str | None) -> Any:
+    """The one entry point of the record loader models
+    (``models/raw/<agent>/raw_*.py``): every record of every new loaded
+    version of ``kind_name``'s files, to append to raw history. CSV kinds
+    are read by DuckDB's reader where the manifest found it exact
+    (``csv_rows_relation``), other kinds record by record (``rows_table``).
+    The model passes ``dbt.ref(...)`` and ``dbt.config.get("drops_dir")``
+    itself: dbt finds a Python model's inputs and configuration in its own
+    source."""
+    pending = pending_files(dbt, session, kind_name, drop_files)
+    if kind_named(kind_name).fmt == "csv":
+        return csv_rows_relation(session, kind_name, drops_dir or "", pending)
+    return rows_table(kind_name, drops_dir or "", pending)
+
+
+def load_headers(dbt: Any, session: Any, kind_name: str, drop_files: Any, drops_dir: str | None) -> pa.Table:
+    """As ``load_records``, for the document-level fields of a JSON kind
+    (one row per file version: ``headers_table``)."""
+    return headers_table(kind_name, drops_dir or "", pending_files(dbt, session, kind_name, drop_files))
 
 
 def rows_table(kind_name: str, drops_dir: str | Path, pending: Iterable[PendingFile]) -> pa.Table:
