@@ -832,9 +832,7 @@ def pending_files(dbt: Any, session: Any, kind_name: str, drop_files: Any) -> li
     loaded = (
         drop_files.filter(f"kind = '{kind_name}' and status = 'loaded'")
         .order("observation_seq")
-        .project(
-            "source_file, sha256, encoding, loaded_at, loader, n_lines, n_data_records, size_bytes, modified_at"
-        )
+        .project("source_file, sha256, encoding, loaded_at, loader, n_lines, n_data_records, size_bytes, modified_at")
         .fetchall()
     )
     done: set[tuple[str, str]] = set()
@@ -842,7 +840,9 @@ def pending_files(dbt: Any, session: Any, kind_name: str, drop_files: Any) -> li
         # A literal list prunes row groups by their sha256 statistics: the
         # cost follows the number of files, not the rows in history.
         shas = ", ".join(sorted({f"'{row[1]}'" for row in loaded}))
-        done = set(session.sql(f"select distinct source_file, sha256 from {dbt.this} where sha256 in ({shas})").fetchall())
+        done = set(
+            session.sql(f"select distinct source_file, sha256 from {dbt.this} where sha256 in ({shas})").fetchall()
+        )
     return [PendingFile(*row) for row in loaded if (row[0], row[1]) not in done]
 
 
