@@ -20,8 +20,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
+import yaml
 
-from agent_eval import cli, evaluate, evaluate_plan, schemas
+from agent_eval import cli, db, evaluate, evaluate_plan, schemas
 from agent_eval.project import find_project_dir
 
 PROJECT_DIR = find_project_dir(Path(__file__).parent)
@@ -249,6 +250,26 @@ def test_a_run_whose_lines_are_all_unusable_is_empty(tmp_path, capsys):
     assert "empty run: no usable action line" in err
     assert "agent-1/actions.jsonl:2: invalid_json" in err
     assert not (tmp_path / "results").exists()
+
+
+def test_the_result_reads_exactly_what_its_exposure_declares(tmp_path, capsys, monkeypatch):
+    """The evaluate JSON's exposure (evaluate_json) lists exactly the
+    relations read_result reads from the scratch warehouse; every read goes
+    through agent_eval.db.fetch."""
+    read: set[str] = set()
+    original = db.fetch
+
+    def recording(con, sql, params=()):
+        read.update(re.findall(r"\b(?:marts|ops|rubric|staging|intermediate)\.(\w+)", sql))
+        return original(con, sql, params)
+
+    monkeypatch.setattr(db, "fetch", recording)
+    evaluate_fixture(capsys, tmp_path / "result.json")
+    exposures = yaml.safe_load(
+        (PROJECT_DIR / "models" / "marts" / "engagement" / "_engagement__exposures.yml").read_text(encoding="utf-8")
+    )
+    (declared,) = [e["depends_on"] for e in exposures["exposures"] if e["name"] == "evaluate_json"]
+    assert read == {re.fullmatch(r"ref\('(\w+)'\)", parent).group(1) for parent in declared}
 
 
 # ---------------------------------------------------------------------------

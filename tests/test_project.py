@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_eval import agents, cli, db, gates, morning, report, runner, samples
+from agent_eval import agents, cli, db, export, gates, morning, publish, report, runner, samples
 from conftest import PROJECT_DIR, SAMPLE_DROPS, Warehouse
 
 
@@ -220,7 +220,7 @@ def test_report_set_option_renders_only_the_named_sets_of_any_agent(sample_build
     assert "no set '2026-11-01/nope.csv'" in capsys.readouterr().err
 
 
-RELATION = re.compile(r"\b(?:marts|ops|rubric)\.(\w+)")
+RELATION = re.compile(r"\b(?:marts|ops|rubric|staging|intermediate)\.(\w+)")
 
 
 def relations_read(monkeypatch: pytest.MonkeyPatch, render: Callable[[], object]) -> set[str]:
@@ -241,19 +241,25 @@ def relations_read(monkeypatch: pytest.MonkeyPatch, render: Callable[[], object]
     return read
 
 
+def declared_reads(manifest: dict) -> dict[str, set[str]]:
+    """Each exposure's parents, by the agent or reader its meta names."""
+    declared = {}
+    for exposure in manifest["exposures"].values():
+        meta = exposure["config"]["meta"]
+        key = meta.get("agent") or meta.get("renderer") or meta.get("reader")
+        if key:
+            declared[key] = {node.split(".")[-1] for node in exposure["depends_on"]["nodes"]}
+    return declared
+
+
 def test_each_report_reads_exactly_what_its_exposure_declares(sample_build, tmp_path, monkeypatch):
-    """dbt's exposures are the lineage of the reports: each lists exactly the
-    marts and seeds its renderer (report, its charts, the workbook) reads,
-    no more and no less. Rendered into an empty folder, so every chart is
-    drawn and reads its rows."""
+    """dbt's exposures are the lineage of what leaves the warehouse: each
+    lists exactly the marts and seeds its reader (a report with its charts,
+    the workbook, the morning page, the gates' JUnit file) reads, no more
+    and no less. Rendered into an empty folder, so every chart is drawn and
+    reads its rows."""
     manifest = json.loads((sample_build.paths.dbt_work_dir / "target" / "manifest.json").read_text())
-    meta = [exposure["config"]["meta"] for exposure in manifest["exposures"].values()]
-    nodes = [{node.split(".")[-1] for node in e["depends_on"]["nodes"]} for e in manifest["exposures"].values()]
-    declared = {
-        m.get("agent") or m.get("renderer"): parents
-        for m, parents in zip(meta, nodes, strict=True)
-        if m.get("agent") or m.get("renderer")
-    }
+    declared = declared_reads(manifest)
     db_path = sample_build.paths.db_path
     found = {
         agent.name: relations_read(
@@ -264,4 +270,15 @@ def test_each_report_reads_exactly_what_its_exposure_declares(sample_build, tmp_
     found["morning.render_morning"] = relations_read(
         monkeypatch, lambda: morning.render_morning(db_path, tmp_path / "morning")
     )
-    assert found == declared
+    found["export.export_summary_xlsx"] = relations_read(
+        monkeypatch, lambda: export.export_summary_xlsx(db_path, tmp_path / "workbook.xlsx")
+    )
+    found["gates.read_results"] = relations_read(monkeypatch, lambda: gates.read_results(db_path))
+    # the viewer's (tests/test_viewer.py) and evaluate's (tests/test_evaluate_cli.py)
+    # are checked where a viewer and an evaluation run
+    assert {k: v for k, v in declared.items() if k not in ("viewer", "evaluate.read_result")} == found | {
+        "publish.published_relations": declared["publish.published_relations"]
+    }
+    # the published file is every table of the published schemas
+    published = {relation.name for relation in publish.published_relations(manifest)}
+    assert declared["publish.published_relations"] == published

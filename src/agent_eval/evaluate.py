@@ -334,18 +334,20 @@ def read_result(db_path: Path, set_id: str, run_dir: Path) -> tuple[dict[str, An
             [set_id],
         )
         rejected = [
-            f"{original(path)}:{line}: {reason}"
-            for path, line, reason in con.execute(
+            f"{original(r['source_file'])}:{r['line_number']}: {r['reject_reason']}"
+            for r in rows(
+                con,
                 "select source_file, line_number, reject_reason "
                 "from staging.stg_engagement__actions "
-                "where reject_reason is not null order by source_file, line_number"
-            ).fetchall()
+                "where reject_reason is not null order by source_file, line_number",
+            )
         ]
         rejected += [
-            f"{original(path)}: file rejected: {reason}"
-            for path, reason in con.execute(
-                "select source_file, reject_reason from ops.load_log where status = 'rejected' order by source_file"
-            ).fetchall()
+            f"{original(r['source_file'])}: file rejected: {r['reject_reason']}"
+            for r in rows(
+                con,
+                "select source_file, reject_reason from ops.load_log where status = 'rejected' order by source_file",
+            )
         ]
     body: dict[str, Any] = {
         "actual": _actual(run),

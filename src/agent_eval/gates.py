@@ -15,7 +15,7 @@ from xml.etree import ElementTree
 
 import duckdb
 
-from agent_eval.db import rows
+from agent_eval.db import rows, scalar
 
 GATE_TEST = "test.agent_eval.assert_quality_gates_pass"
 # dbt's verdict on the input (tests/dbt/assert_no_rejected_input.sql): for a
@@ -64,10 +64,11 @@ def read_results(db_path: Path) -> list[dict[str, Any]]:
     """Rows of marts.history_gate_results, failures first; [] when the
     table is not there (a build that stopped earlier)."""
     with duckdb.connect(str(db_path), read_only=True) as con:
-        exists = con.execute(
+        exists = scalar(
+            con,
             "select count(*) from information_schema.tables "
-            "where table_schema = 'marts' and table_name = 'history_gate_results'"
-        ).fetchone()[0]
+            "where table_schema = 'marts' and table_name = 'history_gate_results'",
+        )
         if not exists:
             return []
         return rows(

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from agent_eval import agents
+from agent_eval import agents, db
 from agent_eval.db import Cursor, one, rows, scalar
 
 PER_PAGE = (25, 50, 100, 200)
@@ -298,14 +298,14 @@ ITEM_TABLES = {
 def item_filters(cur: Cursor, agent: str, set_id: str) -> dict[str, list[str]]:
     spec = ITEM_TABLES[agent]
     return {
-        "segment": [r[0] for r in cur.execute(spec.segment_choices_sql).fetchall()],
+        "segment": [r[0] for r in db.fetch(cur, spec.segment_choices_sql)[1]],
         "round": [
             r[0]
-            for r in cur.execute(
-                f"select round from {spec.rounds_table} where set_id = ? order by round_order", [set_id]
-            ).fetchall()
+            for r in db.fetch(
+                cur, f"select round from {spec.rounds_table} where set_id = ? order by round_order", [set_id]
+            )[1]
         ],
-        "status": [r[0] for r in cur.execute("select status from rubric.status_scores order by status").fetchall()],
+        "status": [r[0] for r in db.fetch(cur, "select status from rubric.status_scores order by status")[1]],
     }
 
 
@@ -363,11 +363,12 @@ def item_table(cur: Cursor, agent: str, set_id: str, args: dict[str, str]) -> di
     # their text cost 258 ms at page 200 of 1,000,000 items; this, 41 ms)
     lines = [
         r[0]
-        for r in cur.execute(
+        for r in db.fetch(
+            cur,
             f"select line_number from {spec.table} where {condition} "
             f"order by {sort} {direction} nulls last, line_number limit ? offset ?",
             params + [per_page, (page - 1) * per_page],
-        ).fetchall()
+        )[1]
     ]
     found = (
         {
@@ -529,11 +530,12 @@ def summary(cur: Cursor, set_id: str, args: dict[str, str]) -> dict[str, Any]:
     )
     tags = [
         r[0]
-        for r in cur.execute(
+        for r in db.fetch(
+            cur,
             "select distinct unnest(string_split(summary_tags, ', ')) as tag from marts.summary_case_scores "
             "where set_id = ? and summary_tags <> '' order by tag",
             [set_id],
-        ).fetchall()
+        )[1]
     ]
     queue = rows(
         cur,
