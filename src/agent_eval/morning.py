@@ -71,11 +71,8 @@ def morning_context(con: duckdb.DuckDBPyConnection, newest: Any, reports_dir: Pa
             "order by verdict desc, agent, set_id, metric_order",
             day,
         ),
-        "n_within_noise": scalar(
-            con,
-            "select count(*) from marts.history_metric_diffs where drop_date = ? and verdict = 'within_noise'",
-            day,
-        ),
+        # the day's counts (rpt_history_day_counts: sums over the day's sets)
+        "counts": one(con, "select * from marts.rpt_history_day_counts where drop_date = ?", day),
         "version_changes": rows(
             con,
             "select distinct set_id, baseline_set_id from marts.history_metric_diffs "
@@ -92,13 +89,6 @@ def morning_context(con: duckdb.DuckDBPyConnection, newest: Any, reports_dir: Pa
             "select * from marts.history_flips where transition = 'pass_to_fail' and list_contains(?, set_id) "
             "order by agent, set_id, query_id, round limit ?",
             set_ids + [TOP_FLIPS],
-        ),
-        "n_flips": one(
-            con,
-            "select count(*) filter (where transition = 'pass_to_fail') as n_pass_to_fail, "
-            "count(*) filter (where transition = 'fail_to_pass') as n_fail_to_pass from marts.history_flips "
-            "where list_contains(?, set_id)",
-            set_ids,
         ),
         "flaky": rows(
             con,

@@ -150,12 +150,20 @@ def overview(cur: Cursor, day: date | None) -> dict[str, Any]:
         [day],
     ):
         gates.setdefault(row["set_id"], []).append(row)
+    counts = {
+        row["set_id"]: row
+        for row in rows(
+            cur,
+            "select set_id, n_gates_failed, n_metrics_regressed from marts.rpt_history_set_counts where drop_date = ?",
+            [day],
+        )
+    }
     for row in sets:
         row["agent_label"] = agents.label(row["agent"])
         row["metrics"] = metrics.get(row["set_id"], [])
         row["gates"] = gates.get(row["set_id"], [])
-        row["n_failed_gates"] = sum(g["status"] == "fail" for g in row["gates"])
-        row["n_regressed"] = sum(m["verdict"] == "regressed" for m in row["metrics"])
+        row["n_failed_gates"] = counts[row["set_id"]]["n_gates_failed"]
+        row["n_regressed"] = counts[row["set_id"]]["n_metrics_regressed"]
     stale = rows(
         cur,
         "select series_id, agent, set_id, drop_date, metric_value as age_days, reason "
@@ -167,8 +175,8 @@ def overview(cur: Cursor, day: date | None) -> dict[str, Any]:
 def series_list(cur: Cursor) -> list[dict[str, Any]]:
     return rows(
         cur,
-        "select series_id, any_value(agent) as agent, count(distinct set_id) as n_sets, "
-        "max(drop_date) as newest from marts.history_set_metrics group by series_id order by agent, series_id",
+        "select series_id, agent, n_sets, newest_drop_date as newest from marts.rpt_history_series "
+        "order by agent, series_id",
     )
 
 
@@ -178,11 +186,11 @@ def series(cur: Cursor, series_id: str | None, start: date | None, end: date | N
         raise BadRequest("id (the series id) is required")
     head = one(
         cur,
-        "select any_value(agent) as agent, min(drop_date) as first, max(drop_date) as last, "
-        "count(*) as n from marts.history_metric_trends where series_id = ?",
+        "select agent, first_drop_date as first, newest_drop_date as last from marts.rpt_history_series "
+        "where series_id = ?",
         [series_id],
     )
-    if head is None or not head["n"]:
+    if head is None:
         raise NotFound(f"no series {series_id!r} in the published file")
     if start and end and start > end:
         raise BadRequest("from must not be after to")
@@ -611,7 +619,7 @@ def compare(cur: Cursor, set_id: str) -> dict[str, Any]:
         [set_id],
     )
     test = one(cur, "select * from marts.history_flip_tests where set_id = ?", [set_id])
-    n_flips = scalar(cur, "select count(*) from marts.history_flips where set_id = ?", [set_id])
+    n_flips = (test or {}).get("n_matched") or 0  # the rows of history_flips of the set
     flips = rows(
         cur,
         "select query_id, round, query_text, transition, baseline_status, status, baseline_line_number, "
