@@ -9,7 +9,10 @@ path is really taken on clean files and that it never changes a row.
 
 from __future__ import annotations
 
+import os
 import random
+import tempfile
+import time
 from pathlib import Path
 
 import duckdb
@@ -227,3 +230,25 @@ def test_scan_counts_lines_and_validates_utf8_in_chunks(tmp_path, monkeypatch):
     assert csv_load.scan_file(path).utf8_error_offset == 6
     path.write_bytes("가".encode()[:2])  # truncated sequence at the end
     assert csv_load.scan_file(path).utf8_error_offset == 0
+
+
+def test_a_cp949_file_is_read_from_a_utf8_copy_that_outlives_the_loader(tmp_path, monkeypatch):
+    """DuckDB reads a CP949 file through a UTF-8 copy named by the file
+    version; the relation the loader returns is read after the loader
+    returned (as dbt does), and the copy is still there. A later load
+    removes copies older than the limit, and only those."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    root = tmp_path / "drops"
+    write(root, "korean", csv_text([row("r", "i1", "q1", "1", "여성 지원자만 보여줘")]).encode("cp949"))
+    ((obs, loaded, exact),) = load_both_ways(root)
+    assert (obs["encoding"], obs["loader"]) == ("cp949", "duckdb")
+    assert [r["질의"] for r in loaded] == [r["질의"] for r in exact] == ["여성 지원자만 보여줘"]
+    copy = csv_load.transcoded_dir() / f"{obs['sha256']}.csv"
+    assert copy.read_text(encoding="utf-8").splitlines()[1].endswith("여성 지원자만 보여줘" + "," * 9)
+    stale = csv_load.transcoded_dir() / ("0" * 64 + ".csv")
+    stale.write_text("old", encoding="utf-8")
+    an_hour_ago = time.time() - csv_load.TRANSCODED_MAX_AGE_S - 1
+    os.utime(stale, (an_hour_ago, an_hour_ago))
+    assert csv_load.remove_stale_transcoded() == [stale]
+    assert copy.is_file() and not stale.exists()

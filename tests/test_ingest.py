@@ -40,6 +40,30 @@ def test_undecodable_bytes_are_rejected_with_the_offset():
         ingest.detect_encoding(b"abc\xff\xfe\xfd")
 
 
+def test_a_bom_file_that_is_not_utf8_is_rejected_not_a_crash(tmp_path):
+    """One rule for every kind: a UTF-8 BOM followed by bytes that are not
+    UTF-8 is rejected with the offset, for a JSONL or JSON file (this used
+    to raise UnicodeDecodeError and stop the manifest, hence the night) as
+    for a CSV file. Offset 12: after the 3 BOM bytes and the 9 bytes of
+    the first line ({"a": 1} and its line feed)."""
+    bad = b'\xef\xbb\xbf{"a": 1}\n\xff\xfe\n'
+    _write(tmp_path, "2026-11-01/recruit_agent_bom.jsonl", bad)
+    _write(tmp_path, "2026-11-01/summary_bom.json", bad)
+    _write(tmp_path, "2026-11-01/resume_agent_bom.csv", b"\xef\xbb\xbf" + HEADER.encode() + b"\n\xff\xfe\n")
+    rows = {r["file_name"]: r for r in ingest.manifest_rows(tmp_path)}
+    for name in ("recruit_agent_bom.jsonl", "summary_bom.json"):
+        assert (rows[name]["status"], rows[name]["reject_reason"]) == (
+            "rejected",
+            "undecodable: UTF-8 BOM but not UTF-8 (first bad byte at offset 12)",
+        ), name
+    csv = rows["resume_agent_bom.csv"]
+    offset = 3 + len(HEADER.encode()) + 1
+    assert (csv["status"], csv["reject_reason"]) == (
+        "rejected",
+        f"undecodable: UTF-8 BOM but not UTF-8 (first bad byte at offset {offset})",
+    )
+
+
 def test_csv_records_keep_physical_start_lines_across_multiline_cells():
     text = (
         "\n".join(

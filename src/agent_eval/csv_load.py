@@ -39,13 +39,14 @@ then read the same way.
 
 from __future__ import annotations
 
-import atexit
 import codecs
+import contextlib
 import hashlib
+import os
 import re
-import shutil
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -209,26 +210,45 @@ def scan_file(path: Path) -> FileScan:
 # Transcoding (CP949 and other non-UTF-8 encodings)
 # ---------------------------------------------------------------------------
 
-_SCRATCH: list[Path] = []
+# Where the loader's UTF-8 copies of non-UTF-8 files live while DuckDB reads
+# them. A copy must outlive the loader model: the model returns a relation
+# and dbt reads it after the model returned. So the copies are named by the
+# file version's sha256 (one version is never transcoded twice at once, and
+# a retried load reuses its copy) and each load removes the copies older
+# than TRANSCODED_MAX_AGE_S, far longer than any load; no process-wide state,
+# and two builds of different warehouses never remove each other's copies.
+TRANSCODED_DIR_NAME = "agent_eval_transcoded"
+TRANSCODED_MAX_AGE_S = 3600
 
 
-def _scratch_dir() -> Path:
-    if not _SCRATCH:
-        directory = Path(tempfile.mkdtemp(prefix="agent_eval_csv_"))
-        _SCRATCH.append(directory)
-        atexit.register(shutil.rmtree, directory, True)
-    return _SCRATCH[0]
+def transcoded_dir() -> Path:
+    directory = Path(tempfile.gettempdir()) / TRANSCODED_DIR_NAME
+    directory.mkdir(exist_ok=True)
+    return directory
 
 
-def transcode_to_utf8(path: Path, encoding: str) -> Path:
-    """A temporary UTF-8 copy of ``path`` (removed when the process exits)."""
+def remove_stale_transcoded(max_age_s: float = TRANSCODED_MAX_AGE_S) -> list[Path]:
+    """Remove the UTF-8 copies older than ``max_age_s``; returns them."""
+    removed = []
+    cutoff = time.time() - max_age_s
+    for copy in transcoded_dir().glob("*.csv"):
+        with contextlib.suppress(FileNotFoundError):  # another load removed it first
+            if copy.stat().st_mtime < cutoff:
+                copy.unlink()
+                removed.append(copy)
+    return removed
+
+
+def transcode_to_utf8(path: Path, encoding: str, target: Path) -> Path:
+    """A UTF-8 copy of ``path`` at ``target``, written whole before it
+    appears (a reader never sees half a copy)."""
     decoder = codecs.getincrementaldecoder(encoding)()
-    fd, name = tempfile.mkstemp(suffix=".csv", dir=_scratch_dir())
-    target = Path(name)
+    fd, name = tempfile.mkstemp(suffix=".partial", dir=target.parent)
     with path.open("rb") as source, open(fd, "wb") as sink:
         while chunk := source.read(CHUNK_BYTES):
             sink.write(decoder.decode(chunk).encode("utf-8"))
         sink.write(decoder.decode(b"", final=True).encode("utf-8"))
+    os.replace(name, target)
     return target
 
 

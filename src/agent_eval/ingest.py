@@ -31,7 +31,8 @@ import io
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -98,28 +99,48 @@ def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def detect_encoding(data: bytes) -> str:
-    """Return the codec name that decodes ``data``; raise RejectedFile if none.
+UTF8_BOM = b"\xef\xbb\xbf"
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
-    Order matters: a UTF-8 BOM wins, then strict UTF-8, then CP949 (a superset
-    of EUC-KR, what Korean Excel writes). ASCII-only files are reported as
-    ``utf-8``.
+
+def encoding_of(head: bytes, utf8_error_offset: int | None, chunks: Callable[[], Iterable[bytes]]) -> str:
+    """The one encoding rule of every drop file; raise RejectedFile if none.
+
+    ``head`` is the file's first bytes, ``utf8_error_offset`` where strict
+    UTF-8 decoding of the whole file fails (None: it does not), ``chunks``
+    gives the file's bytes again when CP949 must be tried. Order matters: a
+    UTF-8 BOM (then the rest must be UTF-8), a UTF-16 BOM, strict UTF-8,
+    then CP949 (a superset of EUC-KR, what Korean Excel writes). ASCII-only
+    files are ``utf-8``.
     """
-    if data.startswith(b"\xef\xbb\xbf"):
+    if head.startswith(UTF8_BOM):
+        if utf8_error_offset is not None:
+            raise RejectedFile(f"undecodable: UTF-8 BOM but not UTF-8 (first bad byte at offset {utf8_error_offset})")
         return "utf-8-sig"
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if head.startswith(UTF16_BOMS):
         return "utf-16"
+    if utf8_error_offset is None:
+        return "utf-8"
+    decoder = codecs.getincrementaldecoder("cp949")()
+    try:
+        for chunk in chunks():
+            decoder.decode(chunk)
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        raise RejectedFile(
+            f"undecodable: not UTF-8, UTF-8 with BOM or CP949/EUC-KR (first bad byte at offset {utf8_error_offset})"
+        ) from None
+    return "cp949"
+
+
+def detect_encoding(data: bytes) -> str:
+    """``encoding_of`` a file held in memory."""
     try:
         data.decode("utf-8")
-        return "utf-8"
-    except UnicodeDecodeError as utf8_error:
-        try:
-            data.decode("cp949")
-            return "cp949"
-        except UnicodeDecodeError:
-            raise RejectedFile(
-                f"undecodable: not UTF-8, UTF-8 with BOM or CP949/EUC-KR (first bad byte at offset {utf8_error.start})"
-            ) from None
+        offset = None
+    except UnicodeDecodeError as err:
+        offset = err.start
+    return encoding_of(data[:4], offset, lambda: [data])
 
 
 def decode(data: bytes, encoding: str) -> str:
@@ -496,30 +517,15 @@ def _modified_at(path: Path) -> datetime:
 
 
 def _csv_encoding(path: Path, scan: csv_load.FileScan) -> str:
-    """detect_encoding() for a file scanned in chunks (same order, same messages)."""
-    head = scan.head
-    if head.startswith(b"\xef\xbb\xbf"):
-        if scan.utf8_error_offset is not None:
-            raise RejectedFile(
-                f"undecodable: UTF-8 BOM but not UTF-8 (first bad byte at offset {scan.utf8_error_offset})"
-            )
-        return "utf-8-sig"
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return "utf-16"
-    if scan.utf8_error_offset is None:
-        return "utf-8"
-    decoder = codecs.getincrementaldecoder("cp949")()
-    try:
+    """``encoding_of`` a CSV file scanned in chunks (the scan found where
+    UTF-8 fails; CP949 is tried by reading the file again only then)."""
+
+    def chunks() -> Iterator[bytes]:
         with path.open("rb") as handle:
             while chunk := handle.read(csv_load.CHUNK_BYTES):
-                decoder.decode(chunk)
-        decoder.decode(b"", final=True)
-    except UnicodeDecodeError:
-        raise RejectedFile(
-            "undecodable: not UTF-8, UTF-8 with BOM or CP949/EUC-KR "
-            f"(first bad byte at offset {scan.utf8_error_offset})"
-        ) from None
-    return "cp949"
+                yield chunk
+
+    return encoding_of(scan.head, scan.utf8_error_offset, chunks)
 
 
 def _start_csv_check(path: Path, kind: DropKind) -> csv_load.Speculation | None:
@@ -565,14 +571,13 @@ def _check_csv_file(
         if speculation is not None and speculation.header == header and encoding != "cp949":
             check = csv_load.verdict(header, counts, bom, speculation.result())
         else:
-            utf8_path = csv_load.transcode_to_utf8(path, encoding) if encoding == "cp949" else path
-            try:
+            with tempfile.TemporaryDirectory(prefix="agent_eval_check_") as scratch:
+                utf8_path = path
+                if encoding == "cp949":
+                    utf8_path = csv_load.transcode_to_utf8(path, encoding, Path(scratch) / "utf8.csv")
                 utf8_counts = counts if utf8_path == path else csv_load.scan_file(utf8_path).counts
                 sums = csv_load.value_sums(utf8_path, len(header.names))
                 check = csv_load.verdict(header, utf8_counts, bom, sums)
-            finally:
-                if utf8_path != path:
-                    utf8_path.unlink(missing_ok=True)
         if check.loader == csv_load.LOADER_DUCKDB:
             return facts | {"n_data_records": check.n_records, "loader": check.loader}
         note = check.loader_note
@@ -917,6 +922,7 @@ def csv_rows_relation(
     """
     kind = kind_named(kind_name)
     root = resolve_drops_dir(drops_dir)
+    csv_load.remove_stale_transcoded()
     duckdb_files: list[csv_load.DuckdbFile] = []
     exact: list[PendingFile] = []
     for item in pending:
@@ -936,7 +942,9 @@ def csv_rows_relation(
             continue
         utf8_path = path
         if item.encoding not in ("utf-8", "utf-8-sig"):
-            utf8_path = csv_load.transcode_to_utf8(path, item.encoding)
+            utf8_path = csv_load.transcoded_dir() / f"{item.sha256}.csv"
+            if not utf8_path.is_file():
+                csv_load.transcode_to_utf8(path, item.encoding, utf8_path)
         duckdb_files.append(
             csv_load.DuckdbFile(
                 source_file=item.source_file,
