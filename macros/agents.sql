@@ -99,3 +99,37 @@
         null as fail_detail
     where false
 {%- endmacro %}
+
+
+{% macro score_scale_max(scale) -%}
+    {#- The top of a score scale: `item` (the agents' 0-score_max rubric
+        scores) or `summary` (the summary metrics, 0-1). -#}
+    {%- if scale == 'item' -%}{{ var('score_max') }}
+    {%- elif scale == 'summary' -%}1
+    {%- else -%}{{ exceptions.raise_compiler_error('no score scale ' ~ scale) }}
+    {%- endif -%}
+{%- endmacro %}
+
+
+{% macro score_histogram(observations, scale) -%}
+    {#- One row per (set_id, file_sha256, series, bin) with at least one
+        score: var('score_histogram_bins') equal bins over [0, the scale's
+        max] (rpt_score_histogram_bins lists their edges), each closed on
+        the left and the last one on both sides (a score of the max falls
+        in the last bin; a score outside the scale in the nearest end bin).
+        `observations` names a CTE with set_id, file_sha256, series and
+        score; null scores are not counted. -#}
+    {%- set n_bins = var('score_histogram_bins') -%}
+    select
+        set_id,
+        file_sha256,
+        series,
+        cast(greatest(least(
+            floor(score / ({{ score_scale_max(scale) }} / {{ n_bins }})),
+            {{ n_bins }} - 1
+        ), 0) as integer) as bin,
+        count(*) as n_items
+    from {{ observations }}
+    where score is not null
+    group by all
+{%- endmacro %}

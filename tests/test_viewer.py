@@ -191,11 +191,13 @@ def test_item_table_filters_sort_and_page_on_the_server(served):
 
 
 def test_set_page_shows_the_score_distribution(served):
-    # the hostile file by hand: ok 5, error 0, partial 4, empty 0 (SPEC 3.3)
+    # the hostile file by hand: ok 5, error 0, partial 4, empty 0 (SPEC 3.3),
+    # in the report chart's bins (0.5 wide, the last one closed): 5 in
+    # [4.5, 5], 4 in [4, 4.5), the two 0s in [0, 0.5); empty bins left out
     html = body(served.get(f"/set?id={HOSTILE}"))
     section = html.split('id="score-distribution"', 1)[1].split("</section>", 1)[0]
-    counts = re.findall(r'<td class="n">([\d.]+)</td><td class="n">(\d+)</td>', section)
-    assert counts == [("5.00", "1"), ("4.00", "1"), ("0.00", "2")]
+    counts = re.findall(r'<td class="n">([\d.]+)–([\d.]+)</td><td class="n">(\d+)</td>', section)
+    assert counts == [("4.50", "5.00", "1"), ("4.00", "4.50", "1"), ("0.00", "0.50", "2")]
 
 
 def test_item_table_pages_through_every_item_once(served):

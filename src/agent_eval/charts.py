@@ -266,10 +266,6 @@ def score_ticks(ax: Axes, lo: float, hi: float, step: float) -> None:
 # last finite band edge (each bin inside one band), half as many again beyond
 # it, then one overflow bin for the rest.
 LATENCY_MIN_BINS_TO_LAST_EDGE = 20
-SCORE_MAX = 5.0  # item scores of the resume and recruit agents are 0-5
-SCORE_BINS = 10
-SUMMARY_SCORE_MAX = 1.0  # summary metrics are 0-1
-SUMMARY_SCORE_BINS = 10
 
 
 def rows(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
@@ -294,32 +290,24 @@ def edges_of(lo: float, hi: float, n_bins: int) -> list[float]:
     return [lo + (hi - lo) * i / n_bins for i in range(n_bins + 1)]
 
 
-def score_bins(
-    con: duckdb.DuckDBPyConnection,
-    values_sql: str,
-    params: Sequence[Any],
-    series: Sequence[str],
-    hi: float,
-    n_bins: int,
-) -> dict[str, list[int]]:
-    """Counts in ``n_bins`` equal bins over [0, hi] (the last bin closed) of
-    the ``(series, score)`` rows that ``values_sql`` yields, binned in DuckDB;
-    one list per name in ``series``. Null scores are not counted."""
-    counts = {name: [0] * n_bins for name in series}
-    for row in rows(
+def score_histogram(
+    con: duckdb.DuckDBPyConnection, table: str, set_id: str, scale: str, series: Sequence[str]
+) -> tuple[dict[str, list[int]], list[float]]:
+    """One set's score histogram as a mart holds it (``table``: a
+    rpt_<agent>_score_histogram, one row per series and non-empty bin): the
+    counts of each name in ``series``, bin by bin, and the bins' edges
+    (rpt_score_histogram_bins, ``scale``)."""
+    bins = rows(
         con,
-        f"""
-        select series, greatest(least(cast(floor(score / ?) as integer), ?), 0) as bin,
-               count(*) as n_items
-        from ({values_sql}) as scored
-        where score is not null
-        group by all
-        """,
-        [hi / n_bins, n_bins - 1, *params],
-    ):
+        "select bin, bin_lower, bin_upper from marts.rpt_score_histogram_bins where scale = ? order by bin",
+        [scale],
+    )
+    edges = [b["bin_lower"] for b in bins] + [bins[-1]["bin_upper"]]
+    counts = {name: [0] * len(bins) for name in series}
+    for row in rows(con, f"select series, bin, n_items from {table} where set_id = ?", [set_id]):
         if row["series"] in counts:
             counts[row["series"]][row["bin"]] = row["n_items"]
-    return counts
+    return counts, edges
 
 
 @dataclass(frozen=True)
@@ -441,18 +429,18 @@ def plot_latency_panels(fig: Figure, latency: list[LatencyPanel]) -> bool:
 
 
 def plot_score_panels(
-    fig: Figure, bins: dict[str, dict[str, list[int]]], hi: float, ncols: int = 1, tick_step: float = 1.0
+    fig: Figure, bins: dict[str, dict[str, list[int]]], edges: Sequence[float], ncols: int = 1, tick_step: float = 1.0
 ) -> bool:
-    """One score histogram per panel title in ``bins`` (series -> counts),
-    leaving out empty series and panels; each title gets its count."""
+    """One score histogram per panel title in ``bins`` (series -> counts
+    over the bins of ``edges``), leaving out empty series and panels; each
+    title gets its count."""
     drawn = {title: {name: counts for name, counts in series.items() if sum(counts)} for title, series in bins.items()}
     drawn = {title: series for title, series in drawn.items() if series}
     if not drawn:
         return False
     for ax, (title, series) in zip(panels(fig, len(drawn), min(ncols, len(drawn))), drawn.items()):
-        n_bins = len(next(iter(series.values())))
-        histogram(ax, edges_of(0, hi, n_bins), series)
-        score_ticks(ax, 0, hi, tick_step)
+        histogram(ax, edges, series)
+        score_ticks(ax, edges[0], edges[-1], tick_step)
         ax.set_title(f"{title} — {sum(map(sum, series.values()))}건", loc="left")
         ax.set_xlabel("점수")
         ax.set_ylabel("건수")

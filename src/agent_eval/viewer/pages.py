@@ -281,6 +281,7 @@ class ItemTable:
     segment_choices_sql: str
     rounds_table: str
     sorts: tuple[str, ...]
+    score_histogram: str  # the mart of the set's score histograms (series accuracy_score)
 
 
 ITEM_TABLES = {
@@ -291,6 +292,7 @@ ITEM_TABLES = {
         segment_choices_sql="select cast(track as varchar) from rubric.resume_track_rubrics order by track",
         rounds_table="marts.resume_round_scores",
         sorts=ITEM_SORTS,
+        score_histogram="marts.rpt_resume_score_histogram",
     ),
     "recruit_agent": ItemTable(
         table="marts.recruit_item_scores",
@@ -299,6 +301,7 @@ ITEM_TABLES = {
         segment_choices_sql="select latency_class from rubric.recruit_latency_classes order by latency_class",
         rounds_table="marts.recruit_round_scores",
         sorts=ITEM_SORTS,
+        score_histogram="marts.rpt_recruit_score_histogram",
     ),
 }
 
@@ -490,11 +493,14 @@ def distributions(cur: Cursor, agent: str, set_id: str) -> dict[str, Any]:
             "where set_id = ? order by latency_class, latency_score desc",
             [set_id],
         )
-    # the accuracy scores of the set's items, as the item mart holds them
+    # the histogram of the items' accuracy scores, as the report's chart
+    # draws it: the non-empty bins, highest first
     out["scores"] = rows(
         cur,
-        f"select accuracy_score as score, count(*) as n_items from {ITEM_TABLES[agent].table} "
-        "where set_id = ? group by accuracy_score order by accuracy_score desc nulls last",
+        "select b.bin_lower, b.bin_upper, h.n_items "
+        f"from {ITEM_TABLES[agent].score_histogram} as h "
+        "inner join marts.rpt_score_histogram_bins as b on b.scale = 'item' and b.bin = h.bin "
+        "where h.set_id = ? and h.series = 'accuracy_score' order by h.bin desc",
         [set_id],
     )
     for part in ("latency", "scores"):

@@ -7,13 +7,11 @@ import duckdb
 from matplotlib.figure import Figure
 
 from agent_eval.charts import (
-    SCORE_BINS,
-    SCORE_MAX,
     ChartSpec,
     latency_panels,
     plot_latency_panels,
     plot_score_panels,
-    score_bins,
+    score_histogram,
     series_trend,
 )
 
@@ -39,23 +37,20 @@ def recruit_latency_hist(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figur
 
 def recruit_accuracy_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
     """Item accuracy score distribution (0-5)."""
-    values_sql = "select '정확성' as series, accuracy_score as score from marts.recruit_item_scores where set_id = ?"
-    bins = score_bins(con, values_sql, [set_id], ["정확성"], SCORE_MAX, SCORE_BINS)
-    return plot_score_panels(fig, {"문항": bins}, SCORE_MAX)
+    bins, edges = score_histogram(con, "marts.rpt_recruit_score_histogram", set_id, "item", ["accuracy_score"])
+    return plot_score_panels(fig, {"문항": {"정확성": bins["accuracy_score"]}}, edges)
 
 
-RECRUIT_CONSISTENCY_SERIES = ["2회 이상 실행", "1회만 실행 (0점)"]
+RECRUIT_CONSISTENCY_SERIES = {"consistency_scored": "2회 이상 실행", "consistency_single": "1회만 실행 (0점)"}
 
 
 def recruit_consistency_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
     """Per-query consistency score distribution (0-5), queries run once apart."""
-    scored, single = RECRUIT_CONSISTENCY_SERIES
-    values_sql = (
-        f"select case when is_scored then '{scored}' else '{single}' end as series, "
-        "consistency_score as score from marts.recruit_query_consistency where set_id = ?"
+    bins, edges = score_histogram(
+        con, "marts.rpt_recruit_score_histogram", set_id, "item", list(RECRUIT_CONSISTENCY_SERIES)
     )
-    bins = score_bins(con, values_sql, [set_id], RECRUIT_CONSISTENCY_SERIES, SCORE_MAX, SCORE_BINS)
-    return plot_score_panels(fig, {"질의": bins}, SCORE_MAX)
+    series = {label: bins[name] for name, label in RECRUIT_CONSISTENCY_SERIES.items()}
+    return plot_score_panels(fig, {"질의": series}, edges)
 
 
 # the charts each report links, in order

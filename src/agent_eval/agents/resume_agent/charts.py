@@ -7,8 +7,6 @@ import duckdb
 from matplotlib.figure import Figure
 
 from agent_eval.charts import (
-    SCORE_BINS,
-    SCORE_MAX,
     ChartSpec,
     bar_chart,
     latency_panels,
@@ -16,7 +14,7 @@ from agent_eval.charts import (
     plot_latency_panels,
     plot_score_panels,
     rows,
-    score_bins,
+    score_histogram,
     series_trend,
     stacked_barh,
 )
@@ -105,14 +103,9 @@ RESUME_ITEM_SCORES = {"intent_score": "의도 충족", "accuracy_score": "정확
 
 def resume_item_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
     """Item score distributions of intent, accuracy and stability (0-5)."""
-    columns = ", ".join(RESUME_ITEM_SCORES)
-    values_sql = f"""
-        unpivot (select {columns} from marts.resume_item_scores where set_id = ?)
-        on {columns} into name series value score
-    """
-    bins = score_bins(con, values_sql, [set_id], list(RESUME_ITEM_SCORES), SCORE_MAX, SCORE_BINS)
+    bins, edges = score_histogram(con, "marts.rpt_resume_score_histogram", set_id, "item", list(RESUME_ITEM_SCORES))
     by_title = {RESUME_ITEM_SCORES[column]: {"": counts} for column, counts in bins.items()}
-    return plot_score_panels(fig, by_title, SCORE_MAX, ncols=3)
+    return plot_score_panels(fig, by_title, edges, ncols=3)
 
 
 # the charts each report links, in order

@@ -7,21 +7,14 @@ import duckdb
 from matplotlib.figure import Figure
 
 from agent_eval.charts import (
-    SUMMARY_SCORE_BINS,
-    SUMMARY_SCORE_MAX,
     ChartSpec,
-    edges_of,
     histogram,
     panels,
     rows,
-    score_bins,
+    score_histogram,
     score_ticks,
     series_trend,
 )
-
-
-def quote_identifier(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def summary_metric_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
@@ -34,16 +27,13 @@ def summary_metric_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figu
     )
     if not metrics:
         return False
-    columns = ", ".join(quote_identifier(m["metric"]) for m in metrics)
-    values_sql = f"""
-        unpivot (select {columns} from marts.summary_case_scores where set_id = ?)
-        on {columns} into name series value score
-    """
-    bins = score_bins(con, values_sql, [set_id], [m["metric"] for m in metrics], SUMMARY_SCORE_MAX, SUMMARY_SCORE_BINS)
+    bins, edges = score_histogram(
+        con, "marts.rpt_summary_score_histogram", set_id, "summary", [m["metric"] for m in metrics]
+    )
     axes = panels(fig, len(metrics), ncols=2)
     for ax, metric in zip(axes, metrics):
-        histogram(ax, edges_of(0, SUMMARY_SCORE_MAX, SUMMARY_SCORE_BINS), {"": bins[metric["metric"]]})
-        score_ticks(ax, 0, SUMMARY_SCORE_MAX, 0.2)
+        histogram(ax, edges, {"": bins[metric["metric"]]})
+        score_ticks(ax, edges[0], edges[-1], 0.2)
         ax.axvline(metric["threshold"], color="#d73027", linestyle="--", label=f"임계값 {metric['threshold']:.2f}")
         ax.axvline(metric["mean_score"], color="#313695", linestyle=":", label=f"평균 {metric['mean_score']:.2f}")
         ax.legend(fontsize="small", frameon=False, loc="upper left")
