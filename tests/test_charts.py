@@ -18,7 +18,6 @@ import pytest
 from PIL import Image
 
 from agent_eval import agents, charts, cli, report
-from agent_eval.agents.resume_agent import charts as resume_charts
 from conftest import Warehouse
 
 pytestmark = [pytest.mark.dbt, pytest.mark.filterwarnings("error:Glyph .* missing")]
@@ -171,7 +170,7 @@ def test_latency_histogram_bins_follow_the_rubric(built):
     in 4 for at least 20 bins up to 60 -> 2.5 s bins. Bins are right-closed
     like the bands: 20.0 s (5점) is in (17.5, 20], 20.01 s (4점) in (20, 22.5]."""
     with duckdb.connect(str(built.paths.db_path), read_only=True) as con:
-        panels = charts.latency_panels(con, resume_charts.RESUME_LATENCY_ITEMS, RESUME_SET)
+        panels = charts.latency_panels(con, "marts.rpt_resume_latency_histogram", RESUME_SET)
     nonzero = {p.title: {i: n for i, n in enumerate(p.counts) if n} for p in panels}
     assert nonzero == {
         # 3.0 -> (2,3] bin 2; 4.0 -> bin 3; 5.01 -> (5,6] bin 5; 15.0 -> bin 14; 20.01 -> bin 20

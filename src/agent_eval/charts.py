@@ -29,11 +29,9 @@ import inspect
 import io
 import itertools
 import json
-import math
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -262,11 +260,6 @@ def score_ticks(ax: Axes, lo: float, hi: float, step: float) -> None:
 
 # ---------------------------------------------------------------- queries
 
-# Latency histograms: at least this many bins between 0 s and the rubric's
-# last finite band edge (each bin inside one band), half as many again beyond
-# it, then one overflow bin for the rest.
-LATENCY_MIN_BINS_TO_LAST_EDGE = 20
-
 
 def rows(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
     """The rows of a query, as dicts. Every chart reads the warehouse through
@@ -321,19 +314,6 @@ class LatencyPanel:
     n_missing: int
 
 
-@dataclass(frozen=True)
-class LatencyBins:
-    """Right-closed bins (k * width, (k + 1) * width] of one rubric; bin
-    ``overflow`` holds every latency above ``overflow * width``."""
-
-    width: float
-    overflow: int
-
-    @property
-    def edges(self) -> list[float]:
-        return edges_of(0, self.width * (self.overflow + 1), self.overflow + 1)
-
-
 def rubric_bands(con: duckdb.DuckDBPyConnection) -> dict[str, list[Band]]:
     """The score bands of each latency rubric, as the item models score
     with them (mart rpt_latency_bands)."""
@@ -349,63 +329,33 @@ def rubric_bands(con: duckdb.DuckDBPyConnection) -> dict[str, list[Band]]:
     return bands
 
 
-def _fraction_gcd(a: Fraction, b: Fraction) -> Fraction:
-    return Fraction(math.gcd(a.numerator * b.denominator, b.numerator * a.denominator), a.denominator * b.denominator)
-
-
-def latency_bins(bands: Sequence[Band]) -> LatencyBins:
-    """The widest bin width that divides every finite band edge (so no bin
-    straddles two scores) and gives at least LATENCY_MIN_BINS_TO_LAST_EDGE
-    bins up to the last edge: 1 s for edges 5/8/10/15/20, 2.5 s for 20..60."""
-    finite = [Fraction(b.upper).limit_denominator(1000) for b in bands if math.isfinite(b.upper)]
-    common = functools.reduce(_fraction_gcd, finite)
-    split = math.ceil(LATENCY_MIN_BINS_TO_LAST_EDGE * common / finite[-1])
-    n_to_last = int(finite[-1] / (common / split))
-    return LatencyBins(float(common / split), n_to_last + n_to_last // 2)
-
-
-def latency_panels(con: duckdb.DuckDBPyConnection, items_sql: str, set_id: str) -> list[LatencyPanel]:
-    """Latency histograms of one set, one per panel, counted in DuckDB.
-    ``items_sql`` yields ``(panel_order, panel_title, latency_rubric,
-    latency_sec)`` per item of the set (one ``?`` parameter). Items whose
-    rubric has no bands are left out; items without a latency are counted."""
+def latency_panels(con: duckdb.DuckDBPyConnection, table: str, set_id: str) -> list[LatencyPanel]:
+    """One set's latency histograms as a mart holds them (``table``: a
+    rpt_<agent>_latency_histogram, one row per panel and non-empty bin, bin
+    -1 for the items without a latency), in the rubrics' bins
+    (rpt_latency_histogram_bins) with their score bands."""
     bands = rubric_bands(con)
-    bins = {rubric: latency_bins(rubric_bands) for rubric, rubric_bands in bands.items()}
-    if not bins:
-        return []
-    values = ", ".join(["(?, ?, ?)"] * len(bins))
-    counted = rows(
+    edges: dict[str, list[float]] = {}
+    for row in rows(
         con,
-        f"""
-        with
-        items as ({items_sql}),
-        widths (latency_rubric, bin_width, overflow_bin) as (values {values}),
-        binned as (
-            -- least/greatest skip nulls: a missing latency must stay a null bin
-            select items.panel_order, items.panel_title, items.latency_rubric,
-                   case when items.latency_sec is not null then greatest(least(
-                       cast(ceil(items.latency_sec / widths.bin_width) as integer) - 1,
-                       widths.overflow_bin), 0) end as bin
-            from items
-            inner join widths on items.latency_rubric = widths.latency_rubric
-        )
-        select panel_order, panel_title, latency_rubric, bin, count(*) as n_items
-        from binned
-        group by all
-        order by panel_order, bin nulls first
-        """,
-        [set_id, *(v for rubric, b in bins.items() for v in (rubric, b.width, b.overflow))],
-    )
+        "select latency_rubric, bin, bin_lower_sec, bin_upper_sec from marts.rpt_latency_histogram_bins "
+        "order by latency_rubric, bin",
+    ):
+        rubric_edges = edges.setdefault(row["latency_rubric"], [row["bin_lower_sec"]])
+        rubric_edges.append(row["bin_upper_sec"])
     panels_by_order: dict[Any, LatencyPanel] = {}
-    for row in counted:
-        rubric_bins = bins[row["latency_rubric"]]
+    for row in rows(
+        con,
+        f"select panel_order, panel_title, latency_rubric, bin, n_items from {table} "
+        "where set_id = ? order by panel_order, bin",
+        [set_id],
+    ):
+        rubric = row["latency_rubric"]
         panel = panels_by_order.setdefault(
             row["panel_order"],
-            LatencyPanel(
-                row["panel_title"], rubric_bins.edges, [0] * (rubric_bins.overflow + 1), bands[row["latency_rubric"]], 0
-            ),
+            LatencyPanel(row["panel_title"], edges[rubric], [0] * (len(edges[rubric]) - 1), bands[rubric], 0),
         )
-        if row["bin"] is None:
+        if row["bin"] == -1:
             panels_by_order[row["panel_order"]] = replace(panel, n_missing=row["n_items"])
         else:
             panel.counts[row["bin"]] = row["n_items"]
@@ -552,8 +502,8 @@ def morning_overview(con: duckdb.DuckDBPyConnection, drop_date: str, fig: Figure
     counts = rows(
         con,
         "select agent || ' · ' || series_id as label, "
-        + ", ".join(f"count(*) filter (where verdict = '{v}') as {v}" for v in VERDICTS)
-        + " from marts.history_metric_diffs where drop_date = cast(? as date) group by all order by label",
+        + ", ".join(f"n_metrics_{v} as {v}" for v in VERDICTS)
+        + " from marts.rpt_history_day_series_counts where drop_date = cast(? as date) order by label",
         [drop_date],
     )
     if not counts:

@@ -33,6 +33,7 @@ verdicts as (
 
     select
         set_id,
+        count(*) as n_metrics_compared,
         count(*) filter (where verdict = 'regressed') as n_metrics_regressed,
         count(*) filter (where verdict = 'improved') as n_metrics_improved,
         count(*) filter (where verdict = 'within_noise')
@@ -60,6 +61,7 @@ final as (
         sets.agent,
         sets.series_id,
         sets.drop_date,
+        coalesce(verdicts.n_metrics_compared, 0) as n_metrics_compared,
         coalesce(verdicts.n_metrics_regressed, 0) as n_metrics_regressed,
         coalesce(verdicts.n_metrics_improved, 0) as n_metrics_improved,
         coalesce(verdicts.n_metrics_within_noise, 0)

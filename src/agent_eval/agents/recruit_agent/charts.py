@@ -15,24 +15,10 @@ from agent_eval.charts import (
     series_trend,
 )
 
-RECRUIT_LATENCY_ITEMS = """
-    with classes as (
-        select latency_class, latency_rubric, metric_name,
-               row_number() over (order by latency_class desc) as class_order
-        from rubric.recruit_latency_classes
-    )
-    select classes.class_order as panel_order,
-           classes.metric_name || ' (' || classes.latency_class || ')' as panel_title,
-           scores.latency_rubric, scores.latency_sec
-    from marts.recruit_item_scores as scores
-    inner join classes on scores.latency_class = classes.latency_class
-    where scores.set_id = ?
-"""
-
 
 def recruit_latency_hist(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
     """Latency histogram per latency class (SINGLE, MULTI), with rubric bands."""
-    return plot_latency_panels(fig, latency_panels(con, RECRUIT_LATENCY_ITEMS, set_id))
+    return plot_latency_panels(fig, latency_panels(con, "marts.rpt_recruit_latency_histogram", set_id))
 
 
 def recruit_accuracy_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:

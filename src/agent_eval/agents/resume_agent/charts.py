@@ -58,19 +58,11 @@ def resume_latency_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figu
 
 
 # (panel_order, panel_title, latency_rubric, latency_sec) per item of one set
-RESUME_LATENCY_ITEMS = """
-    select tracks.track as panel_order,
-           tracks.track_label || ' (' || tracks.latency_rubric || ')' as panel_title,
-           scores.latency_rubric, scores.latency_sec
-    from marts.resume_item_scores as scores
-    inner join rubric.resume_track_rubrics as tracks on scores.track = tracks.track
-    where scores.set_id = ?
-"""
 
 
 def resume_latency_hist(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
     """Latency histogram per track, with its rubric's score bands."""
-    return plot_latency_panels(fig, latency_panels(con, RESUME_LATENCY_ITEMS, set_id))
+    return plot_latency_panels(fig, latency_panels(con, "marts.rpt_resume_latency_histogram", set_id))
 
 
 CONSISTENCY_OUTCOMES = {"n_both_pass": "둘 다 pass", "n_both_fail": "둘 다 fail", "n_mismatch": "차이"}
