@@ -132,3 +132,7 @@ def test_the_viewer_shows_it(toy_build, monkeypatch):
     assert overview.status_code == 200
     page = overview.get_data(as_text=True)
     assert "에코 에이전트" in page and NIGHT_2 in page
+    # its set page: the metric card of the history marts (10/3 shown as 3.333)
+    set_page = client.get(f"/set?id={NIGHT_2}")
+    assert set_page.status_code == 200
+    assert "정답 일치" in set_page.get_data(as_text=True) and "3.333" in set_page.get_data(as_text=True)

@@ -168,8 +168,11 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
         if agent == "summary":
             context.update(pages.summary(cur, found["set_id"], request.args.to_dict()))
             return render_template("set_summary.html", **context)
-        context.update(pages.engagement(cur, found["set_id"]))
-        return render_template("set_engagement.html", **context)
+        if agent == "engagement":
+            context.update(pages.engagement(cur, found["set_id"]))
+            return render_template("set_engagement.html", **context)
+        # an agent without a page of its own: its metrics and gates
+        return render_template("set_basic.html", **context)
 
     @app.get("/item")
     def item_page() -> str:
