@@ -133,3 +133,28 @@
     where score is not null
     group by all
 {%- endmacro %}
+
+
+{% macro interface_set_metrics(stats, mart_values) -%}
+    {#- The select of an int_<agent>__set_metrics model: the rows of the
+        stats model `stats` (set_id, agent, metric, metric_value, n_obs,
+        n_clusters, std_error, scoring_version) beside the value of the same
+        (set, metric) in `mart_values` (set_id, metric, metric_value: the
+        set mart's value, the one source of truth); the stats model's value
+        is the estimate. -#}
+    select
+        stats.set_id,
+        stats.agent,
+        stats.metric,
+        mart_values.metric_value,
+        stats.metric_value as estimate,
+        stats.n_obs,
+        stats.n_clusters,
+        stats.std_error,
+        stats.scoring_version
+    from {{ stats }} as stats
+    inner join {{ mart_values }} as mart_values
+        on
+            stats.set_id = mart_values.set_id
+            and stats.metric = mart_values.metric
+{%- endmacro %}

@@ -38,21 +38,7 @@ mart_values as (
 
 final as (
 
-    select
-        stats.set_id,
-        stats.agent,
-        stats.metric,
-        mart_values.metric_value,
-        stats.metric_value as estimate,
-        stats.n_obs,
-        stats.n_clusters,
-        stats.std_error,
-        stats.scoring_version
-    from stats
-    inner join mart_values
-        on
-            stats.set_id = mart_values.set_id
-            and stats.metric = mart_values.metric
+    {{ interface_set_metrics('stats', 'mart_values') }}
 
 )
 

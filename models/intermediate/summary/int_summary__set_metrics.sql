@@ -17,23 +17,19 @@ set_metrics as (
 
 ),
 
-final as (
+mart_values as (
 
     select
-        stats.set_id,
-        stats.agent,
-        stats.metric,
-        set_metrics.mean_score as metric_value,
-        stats.metric_value as estimate,
-        stats.n_obs,
-        stats.n_clusters,
-        stats.std_error,
-        stats.scoring_version
-    from stats
-    inner join set_metrics
-        on
-            stats.set_id = set_metrics.set_id
-            and stats.metric = set_metrics.metric
+        set_id,
+        metric,
+        mean_score as metric_value
+    from set_metrics
+
+),
+
+final as (
+
+    {{ interface_set_metrics('stats', 'mart_values') }}
 
 )
 
