@@ -18,8 +18,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from agent_eval import csv_load, ingest
+from agent_eval import ingest
 from agent_eval.agents import resume_agent
+from agent_eval.ingest import csv_load
 
 HEADER = list(resume_agent.COLUMNS)
 

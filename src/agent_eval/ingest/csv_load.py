@@ -56,6 +56,8 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from agent_eval.ingest.common import max_record_bytes
+
 CHUNK_BYTES = 1 << 20
 HEAD_BYTES = 1 << 16
 # read_csv treats these as glob characters; such paths take the exact parser.
@@ -281,7 +283,6 @@ def read_csv_sql(path: Path, n_columns: int) -> str:
     A record longer than the record limit (``ingest.max_record_bytes``)
     fails DuckDB's reader, so the file takes the exact parser, which
     rejects that record with its reason: the limit holds on both paths."""
-    from agent_eval.ingest import max_record_bytes  # ingest imports this module
 
     columns = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(n_columns))
     return (

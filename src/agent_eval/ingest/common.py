@@ -1,0 +1,86 @@
+"""Small parts every step of the loader shares: the error of a file that cannot be loaded, hashing, drop dates, the drops folder, the record size limit."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+
+class RejectedFile(Exception):
+    """The whole file cannot be loaded; the message is the recorded reason."""
+
+
+def sha256_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def is_drop_date(name: str) -> bool:
+    """A drop folder name that is a real calendar date, YYYY-MM-DD
+    (2026-02-30 and 2026-13-45 have the shape and are not)."""
+    if not DATE_RE.match(name):
+        return False
+    try:
+        date.fromisoformat(name)
+    except ValueError:
+        return False
+    return True
+
+
+def resolve_drops_dir(drops_dir: str | Path | None) -> Path:
+    """The drops folder: the dbt var ``drops_dir`` when set, else
+    $AGENT_EVAL_DROPS, else ``data/drops``; relative to the directory dbt
+    runs in. Read when the loader runs, not when dbt parses the project, so
+    a new drops folder never invalidates dbt's saved parse state."""
+    chosen = str(drops_dir or "") or os.environ.get("AGENT_EVAL_DROPS") or "data/drops"
+    return Path(chosen).expanduser().resolve()
+
+
+# The largest data record loaded (a CSV record, a JSONL line, a JSON
+# dataset's case), in MB (2**20 bytes of UTF-8): a larger record is rejected
+# with a reason naming this setting. Large enough for a legitimate multi-MB
+# answer; small enough that no single record runs the build out of memory
+# (a 50 MB line did, in every model that parses or copies it).
+MAX_RECORD_ENV = "AGENT_EVAL_MAX_RECORD_MB"
+
+
+DEFAULT_MAX_RECORD_MB = 8
+
+
+# what a rejected oversized record keeps of its text (characters)
+OVERSIZED_TEXT_KEPT = 2000
+
+
+def max_record_mb() -> float:
+    value = os.environ.get(MAX_RECORD_ENV, "").strip()
+    try:
+        mb = float(value) if value else DEFAULT_MAX_RECORD_MB
+    except ValueError:
+        raise ValueError(f"{MAX_RECORD_ENV}={value!r} is not a number of MB") from None
+    if not mb > 0:
+        raise ValueError(f"{MAX_RECORD_ENV}={value!r} must be a positive number of MB")
+    return mb
+
+
+def max_record_bytes() -> int:
+    return int(max_record_mb() * 2**20)
+
+
+def too_large(size_bytes: int) -> str:
+    return f"record_too_large: {size_bytes / 2**20:.1f} MB, over the limit of {max_record_mb():g} MB ({MAX_RECORD_ENV})"
+
+
+def clipped(text: str) -> str:
+    """An oversized record's text as kept in raw history: its start, and its length."""
+    if len(text) <= OVERSIZED_TEXT_KEPT:
+        return text
+    return text[:OVERSIZED_TEXT_KEPT] + f"… [{len(text):,} characters; cut]"
+
+
+def file_modified_at(path: Path) -> datetime:
+    return datetime.fromtimestamp(path.stat().st_mtime, UTC).replace(tzinfo=None)

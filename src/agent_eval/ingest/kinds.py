@@ -1,0 +1,37 @@
+"""The drop kinds the loader knows: the registered agents' (agent_eval.agents), and matching a file path to one."""
+
+from __future__ import annotations
+
+import re
+
+from agent_eval import agents
+from agent_eval.drop_kinds import DropKind
+
+
+def kinds() -> tuple[DropKind, ...]:
+    """Every drop kind of the registered agents (agent_eval.agents: each
+    agent's module defines its kinds), in the registry's order."""
+    return tuple(kind for agent in agents.registered() for kind in agent.module.KINDS)
+
+
+def kind_named(name: str) -> DropKind:
+    for kind in kinds():
+        if kind.name == name:
+            return kind
+    raise KeyError(f"no registered agent reads drop kind {name!r} (seeds/registry/agents.csv)")
+
+
+def match_kind(relative: str) -> DropKind | None:
+    for kind in kinds():
+        if kind.pattern.fullmatch(relative):
+            return kind
+    return None
+
+
+def match_kind_ignoring_case(relative: str) -> DropKind | None:
+    """The kind whose file name pattern ``relative`` matches when letter
+    case is ignored (``Resume_Agent_x.CSV``): a misnamed drop file."""
+    for kind in kinds():
+        if re.fullmatch(kind.pattern.pattern, relative, re.IGNORECASE):
+            return kind
+    return None

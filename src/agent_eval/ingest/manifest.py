@@ -1,0 +1,395 @@
+"""Step 1: the manifest. Every file under the drops folder observed, matched to a kind, hashed, decoded and checked, its records counted; new observations only."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from agent_eval.drop_kinds import DATE_DIR, DropKind
+from agent_eval.ingest import csv_load
+from agent_eval.ingest.common import RejectedFile, file_modified_at, is_drop_date, resolve_drops_dir, sha256_of
+from agent_eval.ingest.encodings import decode, detect_encoding, encoding_of
+from agent_eval.ingest.kinds import match_kind, match_kind_ignoring_case
+from agent_eval.ingest.records import count_records, read_csv_header
+
+MANIFEST_SCHEMA = pa.schema(
+    [
+        ("source_file", pa.string()),
+        ("drop_date", pa.string()),
+        ("kind", pa.string()),
+        ("file_name", pa.string()),
+        ("sha256", pa.string()),
+        ("size_bytes", pa.int64()),
+        ("modified_at", pa.timestamp("us")),
+        ("encoding", pa.string()),
+        ("status", pa.string()),
+        ("reject_reason", pa.string()),
+        ("duplicate_of", pa.string()),
+        ("n_data_records", pa.int64()),
+        ("n_lines", pa.int64()),
+        ("loader", pa.string()),
+        ("loader_note", pa.string()),
+        ("observation_seq", pa.int64()),
+        ("loaded_at", pa.timestamp("us")),
+        ("load_id", pa.string()),
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One earlier row of the manifest."""
+
+    source_file: str
+    sha256: str
+    status: str
+    observation_seq: int
+    size_bytes: int | None = None
+    modified_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class DropEntry:
+    """Something under the drops folder that a night accounts for."""
+
+    relative: str  # posix path under drops_dir
+    path: Path
+    problem: tuple[str, str] | None = None  # (status, reason) when it is not read
+
+
+HIDDEN = "hidden {what} (its name starts with '.'): not read"
+
+
+REMOVED = "no longer under the drops folder (its last loaded version, if any, keeps its scores)"
+
+
+def list_drop_entries(drops_dir: Path) -> list[DropEntry]:
+    """Everything under ``drops_dir`` a night accounts for, sorted by path:
+    every regular file (to be read), and - not read, each with the status
+    and reason ``ops.load_log`` records - hidden files and folders and links
+    to folders (ignored), broken symbolic links, folders named like a drop
+    file and files that are not regular files (rejected). Nothing under the
+    folder is skipped without a trace."""
+    if not drops_dir.is_dir():
+        return []
+    found: list[DropEntry] = []
+
+    def entry(path: Path, problem: tuple[str, str] | None = None) -> None:
+        found.append(DropEntry(path.relative_to(drops_dir).as_posix(), path, problem))
+
+    for dirpath, dirnames, filenames in os.walk(drops_dir):
+        base = Path(dirpath)
+        descend = []
+        for name in dirnames:
+            path = base / name
+            if name.startswith("."):
+                entry(path, ("ignored", HIDDEN.format(what="folder")))
+            elif match_kind(path.relative_to(drops_dir).as_posix()) is not None:
+                entry(path, ("rejected", "a folder, not a file"))
+            elif path.is_symlink():
+                entry(path, ("ignored", "a link to a folder: not followed"))
+            else:
+                descend.append(name)
+        dirnames[:] = sorted(descend)
+        for name in filenames:
+            path = base / name
+            if name.startswith("."):
+                entry(path, ("ignored", HIDDEN.format(what="file")))
+            elif path.is_symlink() and not path.exists():
+                entry(path, ("rejected", "a broken symbolic link: its target does not exist"))
+            elif not path.is_file():
+                entry(path, ("rejected", "not a regular file (a device, pipe or socket)"))
+            else:
+                entry(path)
+    return sorted(found, key=lambda e: e.relative)
+
+
+def not_read_sha256(reason: str) -> str:
+    """The sha256 recorded for something that was not read (no bytes to
+    hash): the hash of its reason, so the same problem is logged once, and
+    a new one (or the file becoming readable) is a new observation."""
+    return sha256_of(f"<not read> {reason}".encode())
+
+
+def _csv_encoding(path: Path, scan: csv_load.FileScan) -> str:
+    """``encoding_of`` a CSV file scanned in chunks (the scan found where
+    UTF-8 fails; CP949 is tried by reading the file again only then)."""
+
+    def chunks() -> Iterator[bytes]:
+        with path.open("rb") as handle:
+            while chunk := handle.read(csv_load.CHUNK_BYTES):
+                yield chunk
+
+    return encoding_of(scan.head, scan.utf8_error_offset, chunks)
+
+
+def _start_csv_check(path: Path, kind: DropKind) -> csv_load.Speculation | None:
+    """Start DuckDB's pass over a file that looks like UTF-8 (from its first
+    bytes), so that it runs while the byte scan reads the file."""
+    with path.open("rb") as handle:
+        head = handle.read(csv_load.HEAD_BYTES)
+    whole = len(head) < csv_load.HEAD_BYTES
+    encoding = "utf-8-sig" if head.startswith(b"\xef\xbb\xbf") else "utf-8"
+    try:
+        header = read_csv_header(head, encoding, kind.required, whole)
+    except RejectedFile:
+        return None  # not UTF-8 after all, or a header the check will reject
+    if header is None or _duckdb_obstacle(path, encoding, header) is not None:
+        return None
+    return csv_load.Speculation(path, header)
+
+
+def _check_csv_file(
+    path: Path,
+    kind: DropKind,
+    scan: csv_load.FileScan,
+    speculation: csv_load.Speculation | None = None,
+) -> dict[str, Any]:
+    """Encoding, header check and record count of a CSV file, and which
+    parser loads it: DuckDB when it provably agrees with the exact parser
+    (see agent_eval.csv_load), else the exact parser (``loader_note`` says why).
+    Raises RejectedFile."""
+    counts = scan.counts
+    whole = counts.size <= csv_load.HEAD_BYTES
+    if counts.size == 0 or (whole and not scan.head.strip()):
+        raise RejectedFile("empty file")
+    encoding = _csv_encoding(path, scan)
+    facts: dict[str, Any] = {"encoding": encoding, "n_lines": counts.n_lines}
+    header = None
+    if encoding != "utf-16":
+        header = read_csv_header(scan.head, encoding, kind.required, whole)
+    note = _duckdb_obstacle(path, encoding, header)
+    if note is None and scan.has_quote_blank_quote:
+        note = 'a quote, blanks and a quote (`"a" "b"`): DuckDB would join them'
+    if note is None and header is not None:
+        bom = 3 if encoding == "utf-8-sig" else 0
+        if speculation is not None and speculation.header == header and encoding != "cp949":
+            check = csv_load.verdict(header, counts, bom, speculation.result())
+        else:
+            with tempfile.TemporaryDirectory(prefix="agent_eval_check_") as scratch:
+                utf8_path = path
+                if encoding == "cp949":
+                    utf8_path = csv_load.transcode_to_utf8(path, encoding, Path(scratch) / "utf8.csv")
+                utf8_counts = counts if utf8_path == path else csv_load.scan_file(utf8_path).counts
+                sums = csv_load.value_sums(utf8_path, len(header.names))
+                check = csv_load.verdict(header, utf8_counts, bom, sums)
+        if check.loader == csv_load.LOADER_DUCKDB:
+            return facts | {"n_data_records": check.n_records, "loader": check.loader}
+        note = check.loader_note
+    text = decode(path.read_bytes(), encoding)
+    return facts | {
+        "n_data_records": count_records(text, kind),
+        "loader": csv_load.LOADER_PYTHON,
+        "loader_note": note,
+    }
+
+
+def _duckdb_obstacle(path: Path, encoding: str, header: csv_load.Header | None) -> str | None:
+    """Why DuckDB's reader is not even tried on this file (None: try it)."""
+    if encoding == "utf-16":
+        return "encoding utf-16"
+    if header is None:
+        return f"header longer than {csv_load.HEAD_BYTES} bytes"
+    if "" in header.names:
+        return "header has unnamed columns"
+    if not csv_load.path_is_readable_by_duckdb(path):
+        return "path has glob characters"
+    return None
+
+
+def _check_file(data: bytes, kind: DropKind) -> tuple[str, int]:
+    """Return (encoding, data records) or raise RejectedFile."""
+    if not data.strip():
+        raise RejectedFile("empty file")
+    encoding = detect_encoding(data)
+    text = decode(data, encoding)
+    return encoding, count_records(text, kind)
+
+
+def manifest_rows(
+    drops_dir: str | Path,
+    history: Sequence[Observation] = (),
+    load_id: str = "",
+    now: datetime | None = None,
+) -> list[dict[str, Any]]:
+    """New observations of the files now under ``drops_dir``.
+
+    ``history`` is the manifest so far. A path whose latest observation has
+    the same sha256 adds nothing (re-runs are no-ops). Otherwise the new
+    observation's status is:
+
+    - ``loaded``: new bytes, readable; its records go to raw history.
+    - ``repeat``: bytes already loaded from another path; counted once.
+    - ``restored``: the path returns to bytes it held before; those rows
+      are already in raw history and become current again.
+    - ``rejected``: unreadable, missing required columns, or a drop folder
+      that is not a date; ``reject_reason`` says which.
+    - ``ignored``: a file that matches no input kind, a hidden file or
+      folder, a link to a folder (recorded, not read).
+    - ``removed``: a path observed before is no longer there. Its rows stay
+      in raw history and its last loaded version stays current (raw history
+      is the record); a rejection it had is no longer the latest word.
+    """
+    root = resolve_drops_dir(drops_dir)
+    if not root.is_dir():
+        raise FileNotFoundError(
+            f"drops_dir {root} does not exist: set AGENT_EVAL_DROPS or "
+            "--vars '{drops_dir: <folder>}' to the folder holding <YYYY-MM-DD>/ drops"
+        )
+    loaded_at = (now or datetime.now(UTC)).replace(tzinfo=None)
+    latest_by_path: dict[str, Observation] = {}
+    loaded_sha_path: dict[str, str] = {}
+    loaded_by_path: dict[str, set[str]] = {}
+    for obs in sorted(history, key=lambda o: o.observation_seq):
+        latest_by_path[obs.source_file] = obs
+        if obs.status == "loaded":
+            loaded_sha_path.setdefault(obs.sha256, obs.source_file)
+            loaded_by_path.setdefault(obs.source_file, set()).add(obs.sha256)
+    seq = max((o.observation_seq for o in history), default=0)
+
+    rows: list[dict[str, Any]] = []
+
+    def add(row: dict[str, Any]) -> None:
+        nonlocal seq
+        seq += 1
+        row["observation_seq"] = seq
+        rows.append(row)
+
+    def observation(
+        relative: str, path: Path, kind: DropKind | None, sha: str, size: int | None, modified_at: datetime | None
+    ) -> dict[str, Any]:
+        return {
+            "source_file": relative,
+            "drop_date": relative.split("/", 1)[0],
+            "kind": kind.name if kind else None,
+            "file_name": path.name,
+            "sha256": sha,
+            "size_bytes": size,
+            "modified_at": modified_at,
+            "encoding": None,
+            "status": None,
+            "reject_reason": None,
+            "duplicate_of": None,
+            "n_data_records": None,
+            "n_lines": None,
+            "loader": None,
+            "loader_note": None,
+            "loaded_at": loaded_at,
+            "load_id": load_id,
+        }
+
+    def not_read(relative: str, path: Path, status: str, reason: str) -> None:
+        """Log what was not read, once per problem."""
+        sha = not_read_sha256(reason)
+        latest = latest_by_path.get(relative)
+        if latest is not None and latest.sha256 == sha:
+            return
+        try:
+            modified_at: datetime | None = datetime.fromtimestamp(path.lstat().st_mtime, UTC).replace(tzinfo=None)
+        except OSError:
+            modified_at = None
+        add(
+            observation(relative, path, match_kind(relative), sha, None, modified_at)
+            | {"status": status, "reject_reason": reason}
+        )
+
+    entries = list_drop_entries(root)
+    for found in entries:
+        relative, path = found.relative, found.path
+        if found.problem is not None:
+            not_read(relative, path, *found.problem)
+            continue
+        latest = latest_by_path.get(relative)
+        try:
+            modified_at = file_modified_at(path)
+            size_now = path.stat().st_size
+        except OSError as err:
+            not_read(relative, path, "rejected", f"cannot be read: {err.strerror or err}")
+            continue
+        if latest is not None and latest.modified_at == modified_at and latest.size_bytes == size_now:
+            continue  # same size and time as last observed: not read again
+        kind = match_kind(relative)
+        scan: csv_load.FileScan | None = None
+        speculation: csv_load.Speculation | None = None
+        data = b""
+        try:
+            if kind is not None and kind.fmt == "csv":
+                # CSV files can be large: stream them, and let DuckDB read the
+                # file at the same time (its result is used if the file is new)
+                if is_drop_date(relative.split("/", 1)[0]):
+                    speculation = _start_csv_check(path, kind)
+                scan = csv_load.scan_file(path)
+                sha, size = scan.sha256, scan.counts.size
+            else:
+                data = path.read_bytes()
+                sha, size = sha256_of(data), len(data)
+        except OSError as err:
+            if speculation is not None:
+                speculation.cancel()
+            not_read(relative, path, "rejected", f"cannot be read: {err.strerror or err}")
+            continue
+        new_bytes = (
+            (latest is None or latest.sha256 != sha)
+            and kind is not None
+            and sha not in loaded_by_path.get(relative, set())
+            and sha not in loaded_sha_path
+        )
+        if speculation is not None and not new_bytes:
+            speculation.cancel()
+        if latest is not None and latest.sha256 == sha:
+            continue  # nothing new at this path
+        drop_date = relative.split("/", 1)[0]
+        row = observation(relative, path, kind, sha, size, modified_at)
+        misnamed = match_kind_ignoring_case(relative) if kind is None else None
+        if misnamed is not None:
+            row["status"] = "rejected"
+            row["reject_reason"] = (
+                f"file name looks like a {misnamed.name} drop but differs in letter case: "
+                f"rename it to match {misnamed.pattern.pattern.replace(DATE_DIR, '<YYYY-MM-DD>')}"
+            )
+        elif kind is None:
+            row["status"] = "ignored"
+            row["reject_reason"] = "file name matches no input kind"
+        elif not is_drop_date(drop_date):
+            row["status"] = "rejected"
+            row["reject_reason"] = f"drop folder '{drop_date}' is not a date (YYYY-MM-DD)"
+        elif sha in loaded_by_path.get(relative, set()):
+            row["status"] = "restored"
+            row["duplicate_of"] = relative
+        elif sha in loaded_sha_path and kind.dedupe_by_content:
+            row["status"] = "repeat"
+            row["duplicate_of"] = loaded_sha_path[sha]
+        else:
+            try:
+                if scan is not None:
+                    row.update(_check_csv_file(path, kind, scan, speculation))
+                else:
+                    row["encoding"], row["n_data_records"] = _check_file(data, kind)
+                row["status"] = "loaded"
+                loaded_sha_path[sha] = relative
+                loaded_by_path.setdefault(relative, set()).add(sha)
+            except RejectedFile as err:
+                row["status"] = "rejected"
+                row["reject_reason"] = str(err)
+        add(row)
+    # a path no longer under the folder: logged once, so a rejected file that
+    # was deleted stops being reported; a loaded version keeps its scores
+    present = {found.relative for found in entries}
+    for relative, latest in sorted(latest_by_path.items()):
+        if relative not in present and latest.status != "removed":
+            add(
+                observation(relative, root / relative, match_kind(relative), not_read_sha256(REMOVED), None, None)
+                | {"status": "removed", "reject_reason": REMOVED}
+            )
+    return rows
+
+
+def manifest_table(rows: list[dict[str, Any]]) -> pa.Table:
+    return pa.Table.from_pylist(rows, schema=MANIFEST_SCHEMA)

@@ -1,0 +1,220 @@
+"""Reading the data records of a drop file: CSV (header + records, with the physical line each starts on), JSONL (one object per line), JSON (a document whose records are a list); counting them."""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent_eval.drop_kinds import DropKind
+from agent_eval.ingest import csv_load
+from agent_eval.ingest.common import RejectedFile, clipped, max_record_bytes, too_large
+
+
+@dataclass
+class Record:
+    """One data record of a file: parsed values or the reason it was not."""
+
+    line_number: int
+    values: dict[str, Any] | None
+    raw_text: str | None = None
+    reject_reason: str | None = None
+
+
+def _csv_reader(lines: Iterable[str]) -> Any:
+    """The pinned dialect: comma, double quote (doubled to escape), strict;
+    a field may be as large as the record limit."""
+    csv.field_size_limit(max(max_record_bytes(), 2**17))
+    return csv.reader(iter(lines), delimiter=",", quotechar='"', strict=True)
+
+
+def _read_header(reader: Any, required: Sequence[str]) -> list[str]:
+    """The header record, checked (raises RejectedFile for a bad header)."""
+    try:
+        header_row = next(reader)
+    except StopIteration:
+        raise RejectedFile("empty file: no header line") from None
+    except csv.Error as err:
+        raise RejectedFile(f"unreadable header line: {err}") from None
+    header = [h.strip() for h in header_row]
+    if header and header[0].startswith("\ufeff"):
+        header[0] = header[0].lstrip("\ufeff")
+    duplicated = sorted({h for h in header if header.count(h) > 1 and h})
+    if duplicated:
+        raise RejectedFile("duplicated column(s) in header: " + ", ".join(duplicated))
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise RejectedFile(
+            "missing required column(s): "
+            + ", ".join(missing)
+            + f" (header has {len(header)} column(s): "
+            + ", ".join(header[:20])
+            + ")"
+        )
+    return header
+
+
+def read_csv_header(head: bytes, encoding: str, required: Sequence[str], whole_file: bool) -> csv_load.Header | None:
+    """The checked header record from a file's first bytes.
+
+    None when the record may continue past ``head`` (then the exact parser
+    reads the whole file). Raises RejectedFile like the exact parser.
+    """
+    decoder = codecs.getincrementaldecoder(encoding)()
+    try:
+        text = decoder.decode(head, final=whole_file)
+    except UnicodeDecodeError as err:
+        raise RejectedFile(f"undecodable as {encoding} at offset {err.start}") from None
+    lines = list(io.StringIO(text, newline=""))
+    reader = _csv_reader(lines)
+    names = _read_header(reader, required)
+    if not whole_file and reader.line_num >= len(lines):
+        return None
+    return csv_load.Header(names, reader.line_num, "".join(lines[: reader.line_num]))
+
+
+def _csv_records(text: str, required: Sequence[str]) -> tuple[list[str], Iterator[Record]]:
+    """Split CSV text into header and records, with physical line numbers.
+
+    The dialect is pinned (comma, double quote, no sniffing). Quoted cells may
+    span lines; ``line_number`` is the line a record starts on (the header
+    is line 1). Blank lines between records are not data records.
+    """
+    lines = list(io.StringIO(text, newline=""))
+    reader = _csv_reader(lines)
+    header = _read_header(reader, required)
+    limit = max_record_bytes()
+
+    def records() -> Iterator[Record]:
+        previous_end = reader.line_num
+        while True:
+            start = previous_end + 1
+            try:
+                row = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as err:
+                end = max(reader.line_num, start)
+                previous_end = end
+                raw = "".join(lines[start - 1 : end])
+                oversized = "field larger than field limit" in str(err)
+                yield Record(
+                    line_number=start,
+                    values=None,
+                    raw_text=clipped(raw) if oversized else raw,
+                    reject_reason=too_large(len(raw.encode())) if oversized else f"malformed_csv: {err}",
+                )
+                continue
+            end = reader.line_num
+            previous_end = end
+            if not row:  # a blank line is not a data record
+                continue
+            # UTF-8 takes at most 4 bytes a character: encode only a record
+            # that may be over the limit
+            if sum(len(line) for line in lines[start - 1 : end]) * 4 > limit:
+                raw = "".join(lines[start - 1 : end])
+                size = len(raw.encode())
+                if size > limit:
+                    yield Record(line_number=start, values=None, raw_text=clipped(raw), reject_reason=too_large(size))
+                    continue
+            if len(row) != len(header):
+                yield Record(
+                    line_number=start,
+                    values=None,
+                    raw_text="".join(lines[start - 1 : end]),
+                    reject_reason=(f"ragged_row: expected {len(header)} fields, got {len(row)}"),
+                )
+                continue
+            values = dict(zip(header, row))
+            yield Record(line_number=start, values=values)
+
+    return header, records()
+
+
+def _jsonl_records(text: str, required: Sequence[str]) -> Iterator[Record]:
+    limit = max_record_bytes()
+    for number, line in enumerate(io.StringIO(text, newline=""), start=1):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        size = len(stripped.encode()) if len(stripped) * 4 > limit else 0  # as in _csv_records
+        if size > limit:
+            yield Record(number, None, clipped(line), too_large(size))
+            continue
+        try:
+            value = json.loads(stripped)
+        except json.JSONDecodeError as err:
+            yield Record(number, None, line, f"invalid_json: {err.msg} at column {err.colno}")
+            continue
+        if not isinstance(value, dict):
+            yield Record(number, None, line, "invalid_json: line is not a JSON object")
+            continue
+        missing = [k for k in required if k not in value]
+        if missing:
+            yield Record(number, None, line, "missing_required_field: " + ", ".join(missing))
+            continue
+        yield Record(number, value)
+
+
+def _json_document(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise RejectedFile(f"not valid JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
+
+
+def _json_records(text: str, kind: DropKind) -> Iterator[Record]:
+    document = _json_document(text)
+    if kind.validate_document is not None:
+        problem = kind.validate_document(document)
+        if problem:
+            raise RejectedFile(problem)
+    if kind.records_key is None:
+        if not isinstance(document, dict):
+            raise RejectedFile("not a JSON object at the top level")
+        yield Record(0, document)
+        return
+    if not isinstance(document, dict) or not isinstance(document.get(kind.records_key), list):
+        raise RejectedFile(f"not a valid dataset: no '{kind.records_key}' list")
+    limit = max_record_bytes()
+    for index, item in enumerate(document[kind.records_key]):
+        if not isinstance(item, dict):
+            raise RejectedFile(f"not a valid dataset: {kind.records_key}[{index}] is not an object")
+        missing = [k for k in kind.required if k not in item]
+        if missing:
+            raise RejectedFile(f"not a valid dataset: {kind.records_key}[{index}] lacks " + ", ".join(missing))
+        text = json.dumps(item, ensure_ascii=False)
+        size = len(text.encode()) if len(text) * 4 > limit else 0  # as in _csv_records
+        if size > limit:
+            yield Record(index, None, clipped(text), too_large(size))
+            continue
+        yield Record(index, item)
+
+
+def read_records(text: str, kind: DropKind) -> Iterator[Record]:
+    """All data records of a decoded file (raises RejectedFile for whole-file faults)."""
+    if kind.fmt == "csv":
+        _, records = _csv_records(text, kind.required)
+        return records
+    if kind.fmt == "jsonl":
+        return _jsonl_records(text, kind.required)
+    if kind.fmt == "json":
+        return _json_records(text, kind)
+    raise ValueError(f"unknown format {kind.fmt!r}")
+
+
+def count_records(text: str, kind: DropKind) -> int:
+    """Count data records (valid or not), independently of the row loader."""
+    return sum(1 for _ in read_records(text, kind))
+
+
+def document_header(text: str, kind: DropKind) -> dict[str, Any]:
+    """The top-level object of a json document without its records list."""
+    document = _json_document(text)
+    if not isinstance(document, dict):
+        raise RejectedFile("not a JSON object at the top level")
+    return {k: v for k, v in document.items() if k != kind.records_key}
