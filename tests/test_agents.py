@@ -39,6 +39,8 @@ def test_every_agent_has_each_part_of_the_contract():
         specs = charts.chart_specs(agent)
         assert specs and len({spec.name for spec in specs}) == len(specs), agent.name
         assert callable(agent.part("samples").write_samples), agent.name
+        viewer = agent.part("viewer")  # an item table, or a set page of its own
+        assert hasattr(viewer, "ITEM_TABLE") or callable(viewer.set_page), agent.name
         assert agent.part("no_such_part") is None
 
 
@@ -95,13 +97,13 @@ def test_no_shared_model_or_module_names_the_agents_itself():
         "models/marts/ops/file_reconciliation.sql",
         "models/marts/ops/rejected_rows.sql",
     ]
-    # the viewer still has pages of its own per agent (item tables, the
-    # summary and engagement pages): not in this list yet (docs/architecture.md)
     shared_py = [
         "report.py",
         "charts.py",
         "samples.py",
         "morning.py",
+        "viewer/app.py",
+        "viewer/pages.py",
         *(f"ingest/{p.name}" for p in (PROJECT_DIR / "src" / "agent_eval" / "ingest").glob("*.py")),
     ]
     names = re.compile("|".join(re.escape(name) for name in NAMES))

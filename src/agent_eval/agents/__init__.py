@@ -25,7 +25,14 @@ are the packages under ``agent_eval/agents/``) provides:
 - submodule ``charts`` (optional): ``CHARTS``, the chart specs each report
   links;
 - submodule ``samples`` (optional): ``write_samples(drops_dir)``, its
-  bundled sample drops.
+  bundled sample drops;
+- submodule ``viewer`` (optional): its pages in the web viewer, either
+  ``ITEM_TABLE`` (an ``agent_eval.viewer.pages.ItemTable``: the item table,
+  the item pages and the distributions) or ``TEMPLATE`` and
+  ``set_page(cur, set_id, args) -> dict``; optionally an index page
+  (``INDEX_TEMPLATE``, ``INDEX_TITLE``, ``index_page(cur) -> dict``) at
+  ``/<agent>``, linked from the navigation bar. Without one, a set page
+  shows the agent's metric cards and gates.
 docs/adding-an-agent.md is the checklist of an agent's parts.
 """
 

@@ -4,13 +4,15 @@ Pages (all read the published DuckDB file through `Snapshots`, read-only):
 
     /                 overview of the newest drop (or ?date=): a card per set
     /series?id=       trends per metric with interval band, rolling mean, baseline
-    /set?id=          a set: metric cards, distributions, the item table
-                      (resume, recruit), the 004 8.3 summary page (summary),
-                      expected vs actual (engagement)
-    /item?set=&line=  one item: question, expected, answer, Raw JSON, checks,
-                      the same query's other rounds
+    /set?id=          a set: metric cards and gates, then its agent's page
+                      (the agent package's viewer part: an item table with
+                      distributions, the 004 8.3 summary page, expected vs
+                      actual of an engagement run; none: cards and gates only)
+    /item?set=&line=  one item of an agent with an item table: question,
+                      expected, answer, Raw JSON, checks, other rounds
     /compare?set=     a set against its baseline: deltas, McNemar, flips
-    /engagement       every engagement run
+    /<agent>          an agent's index page, if its viewer part has one
+                      (/engagement: every engagement run)
 
 Security: agent text is escaped by Jinja's autoescape (templates are .html);
 chart data goes into `<script type="application/json">` through `tojson`,
@@ -50,7 +52,13 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
     first publish, pages answer 503 with what to run)."""
     app = Flask(__name__)
     app.config.update(JSON_AS_ASCII=False, TEMPLATES_AUTO_RELOAD=False)
-    app.jinja_env.globals.update(agent_labels=agents.LABELS)
+    # the agents' pages in the navigation bar (the viewer parts with an index page)
+    indexes = [
+        {"name": agent.name, "title": agent.part("viewer").INDEX_TITLE}
+        for agent in agents.registered()
+        if agent.part("viewer") is not None and hasattr(agent.part("viewer"), "index_page")
+    ]
+    app.jinja_env.globals.update(agent_labels=agents.LABELS, agent_indexes=indexes)
     app.jinja_env.filters.update(num=fmt_number, pct=fmt_percent)
     snapshots = Snapshots(Path(published_db))
     app.extensions["agent_eval_snapshots"] = snapshots
@@ -159,18 +167,18 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
             "gates": pages.set_gates(cur, found["set_id"]),
             "page": "set",
         }
-        if agent in pages.ITEM_TABLES:
+        part = agents.by_name()[agent].part("viewer") if agent in agents.by_name() else None
+        spec = getattr(part, "ITEM_TABLE", None)
+        if spec is not None:
             context.update(
-                table=pages.item_table(cur, agent, found["set_id"], request.args.to_dict()),
-                dist=pages.distributions(cur, agent, found["set_id"]),
+                spec=spec,
+                table=pages.item_table(cur, spec, found["set_id"], request.args.to_dict()),
+                dist=pages.distributions(cur, spec, found["set_id"]),
             )
             return render_template("set_items.html", **context)
-        if agent == "summary":
-            context.update(pages.summary(cur, found["set_id"], request.args.to_dict()))
-            return render_template("set_summary.html", **context)
-        if agent == "engagement":
-            context.update(pages.engagement(cur, found["set_id"]))
-            return render_template("set_engagement.html", **context)
+        if part is not None and hasattr(part, "set_page"):
+            context.update(part.set_page(cur, found["set_id"], request.args.to_dict()))
+            return render_template(part.TEMPLATE, **context)
         # an agent without a page of its own: its metrics and gates
         return render_template("set_basic.html", **context)
 
@@ -181,11 +189,11 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
         line = pages.parse_int(request.args.get("line"), "line", 0, 1)
         if not line:
             raise pages.BadRequest("line (the item's line number) is required")
-        if found["agent"] not in pages.ITEM_TABLES:
+        part = agents.by_name()[found["agent"]].part("viewer") if found["agent"] in agents.by_name() else None
+        spec = getattr(part, "ITEM_TABLE", None)
+        if spec is None:
             raise pages.NotFound(f"set {found['set_id']!r} ({found['agent']}) has no item pages")
-        return render_template(
-            "item.html", set=found, page="set", **pages.item(cur, found["agent"], found["set_id"], line)
-        )
+        return render_template("item.html", set=found, page="set", **pages.item(cur, spec, found["set_id"], line))
 
     @app.get("/compare")
     def compare() -> str:
@@ -193,9 +201,13 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
         found = pages.find_set(cur, request.args.get("set"))
         return render_template("compare.html", set=found, page="compare", **pages.compare(cur, found["set_id"]))
 
-    @app.get("/engagement")
-    def engagement_index() -> str:
-        return render_template("engagement.html", page="engagement", runs=pages.engagement_runs(cursor()))
+    @app.get("/<name>")
+    def agent_index(name: str) -> str:
+        agent = agents.by_name().get(name)
+        part = agent.part("viewer") if agent is not None else None
+        if part is None or not hasattr(part, "index_page"):
+            raise pages.NotFound(f"no page {name!r}")
+        return render_template(part.INDEX_TEMPLATE, page=name, **part.index_page(cursor()))
 
     @app.get("/fonts/NanumGothic.ttf")
     def font() -> Response:

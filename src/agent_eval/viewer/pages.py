@@ -273,7 +273,9 @@ ITEM_SORTS = ("line_number", "round_order", "status", "latency_sec", "latency_sc
 
 @dataclass(frozen=True)
 class ItemTable:
-    """How one agent's items are filtered, sorted and shown."""
+    """How one agent's items are filtered, sorted and shown: an agent's
+    viewer part declares one (ITEM_TABLE) to get the item table, the item
+    pages and the score and latency distributions."""
 
     table: str
     segment: str  # the column of the segment filter (track / latency class)
@@ -282,32 +284,14 @@ class ItemTable:
     rounds_table: str
     sorts: tuple[str, ...]
     score_histogram: str  # the mart of the set's score histograms (series accuracy_score)
+    rounds_sql: str  # the per-round table of the distributions (one ? : the set)
+    latency_sql: str  # items per latency score and segment (one ? : the set)
+    latency_label: str  # what the latency distribution is by
+    status_counts: bool = False  # rounds_sql gives n_ok / n_partial / n_error / n_empty
+    checks_sql: str | None = None  # an item's checks (two ? : the set, the line)
 
 
-ITEM_TABLES = {
-    "resume_agent": ItemTable(
-        table="marts.resume_item_scores",
-        segment="track",
-        segment_label="track",
-        segment_choices_sql="select cast(track as varchar) from rubric.resume_track_rubrics order by track",
-        rounds_table="marts.resume_round_scores",
-        sorts=ITEM_SORTS,
-        score_histogram="marts.rpt_resume_score_histogram",
-    ),
-    "recruit_agent": ItemTable(
-        table="marts.recruit_item_scores",
-        segment="latency_class",
-        segment_label="latency class",
-        segment_choices_sql="select latency_class from rubric.recruit_latency_classes order by latency_class",
-        rounds_table="marts.recruit_round_scores",
-        sorts=ITEM_SORTS,
-        score_histogram="marts.rpt_recruit_score_histogram",
-    ),
-}
-
-
-def item_filters(cur: Cursor, agent: str, set_id: str) -> dict[str, list[str]]:
-    spec = ITEM_TABLES[agent]
+def item_filters(cur: Cursor, spec: ItemTable, set_id: str) -> dict[str, list[str]]:
     return {
         "segment": [r[0] for r in db.fetch(cur, spec.segment_choices_sql)[1]],
         "round": [
@@ -320,11 +304,10 @@ def item_filters(cur: Cursor, agent: str, set_id: str) -> dict[str, list[str]]:
     }
 
 
-def item_table(cur: Cursor, agent: str, set_id: str, args: dict[str, str]) -> dict[str, Any]:
+def item_table(cur: Cursor, spec: ItemTable, set_id: str, args: dict[str, str]) -> dict[str, Any]:
     """One page of the set's items, filtered and sorted in SQL (a 1,000,000-item
     set stays fast: the filters are column predicates, the page a LIMIT)."""
-    spec = ITEM_TABLES[agent]
-    choices = item_filters(cur, agent, set_id)
+    choices = item_filters(cur, spec, set_id)
     segment = parse_choice(args.get("segment"), spec.segment_label, choices["segment"])
     round_ = parse_choice(args.get("round"), "round", choices["round"])
     status = parse_choice(args.get("status"), "status", choices["status"])
@@ -419,21 +402,12 @@ def item_table(cur: Cursor, agent: str, set_id: str, args: dict[str, str]) -> di
     }
 
 
-def item(cur: Cursor, agent: str, set_id: str, line: int) -> dict[str, Any]:
-    spec = ITEM_TABLES[agent]
+def item(cur: Cursor, spec: ItemTable, set_id: str, line: int) -> dict[str, Any]:
     found = one(cur, f"select * from {spec.table} where set_id = ? and line_number = ?", [set_id, line])
     if found is None:
         raise NotFound(f"set {set_id!r} has no item on line {line}")
     raw, raw_parsed = pretty_json(found.get("raw_json"))
-    checks = []
-    if agent == "recruit_agent":
-        checks = rows(
-            cur,
-            "select check_seq, check_source, check_name, check_path, check_op, check_value, actual_value, "
-            "is_passed, reason, reason_detail, n_matches from marts.recruit_check_results "
-            "where set_id = ? and line_number = ? order by check_seq",
-            [set_id, line],
-        )
+    checks = rows(cur, spec.checks_sql, [set_id, line]) if spec.checks_sql else None
     others = rows(
         cur,
         f"select line_number, round, status, is_pass, latency_sec, "
@@ -457,48 +431,24 @@ def item(cur: Cursor, agent: str, set_id: str, line: int) -> dict[str, Any]:
     }
 
 
-def distributions(cur: Cursor, agent: str, set_id: str) -> dict[str, Any]:
-    """Score and latency distributions of a resume or recruit set, from its marts."""
+def distributions(cur: Cursor, spec: ItemTable, set_id: str) -> dict[str, Any]:
+    """Score and latency distributions of a set of an items agent, from its marts."""
     out: dict[str, Any] = {
         "percentiles": rows(
             cur,
             "select segment, item_filter, n_items, n_with_latency, p50_sec, p90_sec, p95_sec, p99_sec, max_sec "
             "from marts.history_latency_percentiles where set_id = ? and scope = 'set' order by segment, item_filter",
             [set_id],
-        )
+        ),
+        "rounds": rows(cur, spec.rounds_sql, [set_id]),
+        "latency": rows(cur, spec.latency_sql, [set_id]),
     }
-    if agent == "resume_agent":
-        out["rounds"] = rows(
-            cur,
-            "select round, n_items, n_ok, n_partial, n_error, n_empty, intent_score, accuracy_score, "
-            "stability_score, latency_score from marts.resume_round_scores where set_id = ? order by round_order",
-            [set_id],
-        )
-        out["latency"] = rows(
-            cur,
-            "select latency_rubric as segment, latency_score, n_items from marts.resume_latency_distribution "
-            "where set_id = ? and scope = 'set' order by latency_rubric, latency_score desc",
-            [set_id],
-        )
-    else:
-        out["rounds"] = rows(
-            cur,
-            "select round, n_items, intent_score, accuracy_score, stability_score, latency_score "
-            "from marts.recruit_round_scores where set_id = ? order by round_order",
-            [set_id],
-        )
-        out["latency"] = rows(
-            cur,
-            "select latency_class as segment, latency_score, n_items from marts.recruit_latency_distribution "
-            "where set_id = ? order by latency_class, latency_score desc",
-            [set_id],
-        )
     # the histogram of the items' accuracy scores, as the report's chart
     # draws it: the non-empty bins, highest first
     out["scores"] = rows(
         cur,
         "select b.bin_lower, b.bin_upper, h.n_items "
-        f"from {ITEM_TABLES[agent].score_histogram} as h "
+        f"from {spec.score_histogram} as h "
         "inner join marts.rpt_score_histogram_bins as b on b.scale = 'item' and b.bin = h.bin "
         "where h.set_id = ? and h.series = 'accuracy_score' order by h.bin desc",
         [set_id],
@@ -508,109 +458,6 @@ def distributions(cur: Cursor, agent: str, set_id: str) -> dict[str, Any]:
         for r in out[part]:
             r["share"] = r["n_items"] / largest if largest else 0.0  # bar length only
     return out
-
-
-# ---------------------------------------------------------------- summary (004 8.3)
-
-SUMMARY_METRICS = ("summary_accuracy", "summary_risk_coverage", "summary_non_definitive", "summary_needs_followup")
-
-
-def summary(cur: Cursor, set_id: str, args: dict[str, str]) -> dict[str, Any]:
-    below = parse_choice(args.get("below"), "below", SUMMARY_METRICS)
-    tag = (args.get("tag") or "").strip()
-    if len(tag) > MAX_QUERY_CHARS:
-        raise BadRequest(f"tag must be at most {MAX_QUERY_CHARS} characters")
-    scores = one(cur, "select * from marts.summary_set_scores where set_id = ?", [set_id]) or {}
-    cards = rows(
-        cur,
-        "select metric, metric_label, n_cases, mean_score, mean_rule_score, threshold, threshold_source, "
-        "n_pass, pass_rate, is_below_threshold, warning, n_review_cases, n_judged_cases "
-        "from marts.summary_set_metrics where set_id = ? order by metric_order",
-        [set_id],
-    )
-    where, params = ["set_id = ?"], [set_id]
-    if below:
-        where.append(f"not is_{below}_pass")
-    if tag:
-        where.append("list_contains(string_split(coalesce(summary_tags, ''), ', '), ?)")
-        params.append(tag)
-    cases = rows(
-        cur,
-        "select case_id, summary_accuracy, summary_risk_coverage, summary_non_definitive, "
-        "summary_needs_followup, is_all_pass, n_failed_metrics, summary_tags, missing_tags, "
-        "unsupported_entities, question, answer "
-        f"from marts.summary_case_scores where {' and '.join(where)} order by case_index",
-        params,
-    )
-    tags = [
-        r[0]
-        for r in db.fetch(
-            cur,
-            "select distinct unnest(string_split(summary_tags, ', ')) as tag from marts.summary_case_scores "
-            "where set_id = ? and summary_tags <> '' order by tag",
-            [set_id],
-        )[1]
-    ]
-    queue = rows(
-        cur,
-        "select case_id, metric, review_reason, rule_score, llm_score, final_score, judge_status, judge_model, "
-        "n_judge_attempts, n_judge_failures, last_judge_error from marts.summary_review_queue "
-        "where set_id = ? order by case_id, metric",
-        [set_id],
-    )
-    snapshot, _ = pretty_json(scores.get("rule_snapshot"))
-    return {
-        "scores": scores,
-        "cards": cards,
-        "cases": cases,
-        "tags": tags,
-        "queue": queue,
-        "rule_snapshot": snapshot,
-        "state": {"below": below, "tag": tag},
-        "metric_names": SUMMARY_METRICS,
-    }
-
-
-# ---------------------------------------------------------------- engagement
-
-
-def engagement_runs(cur: Cursor) -> list[dict[str, Any]]:
-    return rows(
-        cur,
-        "select set_id, drop_date, run_id, evaluation_state, n_personas, total_acts, overall_similarity, "
-        "interpretation_band, interpretation_label, interpretation_label_en, n_rejected_lines "
-        "from marts.engagement_run_scores order by drop_date desc, run_id",
-    )
-
-
-def engagement(cur: Cursor, set_id: str) -> dict[str, Any]:
-    run = one(cur, "select * from marts.engagement_run_scores where set_id = ?", [set_id])
-    if run is None:
-        raise NotFound(f"no engagement run in set {set_id!r}")
-    metrics = rows(
-        cur,
-        "select metric, metric_kind, expected_value, actual_value, abs_error, relative_error, similarity, weight "
-        "from marts.engagement_run_metrics where set_id = ? order by metric_order",
-        [set_id],
-    )
-    personas = rows(
-        cur,
-        "select persona, in_logs, in_expected, total_acts, like_count, comment_count, overall_similarity, "
-        "interpretation_band, interpretation_label from marts.engagement_persona_scores "
-        "where set_id = ? order by persona",
-        [set_id],
-    )
-    by_persona: dict[str, list[dict[str, Any]]] = {}
-    for row in rows(
-        cur,
-        "select persona, metric, expected_value, actual_value, similarity, weight "
-        "from marts.engagement_persona_metrics where set_id = ? order by persona, metric_order",
-        [set_id],
-    ):
-        by_persona.setdefault(row["persona"], []).append(row)
-    for p in personas:
-        p["metrics"] = by_persona.get(p["persona"], [])
-    return {"run": run, "run_metrics": metrics, "personas": personas}
 
 
 # ---------------------------------------------------------------- compare
