@@ -353,3 +353,15 @@ def test_a_csv_record_over_a_low_limit_is_not_loaded_by_duckdbs_reader(tmp_path,
     (observed,) = ingest.manifest_rows(tmp_path)
     assert (observed["status"], observed["n_data_records"], observed["loader"]) == ("loaded", 2, "python")
     assert observed["loader_note"].endswith("CSV Error on Line: 3"), observed["loader_note"]  # the 1 MB record
+
+
+def test_jsonl_records_are_counted_without_parsing_and_agree_with_the_reader():
+    """One record per non-blank line, whatever it holds: a valid object, a
+    line that is not JSON, a JSON value that is not an object, a missing
+    field, blank and whitespace-only lines skipped, CR LF and a last line
+    without a line break."""
+    text = '{"itemId": 1, "queryId": "q", "raw": "{}"}\r\n\n   \nnot json\n[1, 2]\n{"itemId": 2}\n\t\n{"a": 1}'
+    kind = ingest.kind_named("recruit_agent")
+    # by hand: lines 1, 4, 5, 6 and 8 are records (2, 3 and 7 are blank)
+    assert [r.line_number for r in ingest.read_records(text, kind)] == [1, 4, 5, 6, 8]
+    assert ingest.count_records(text, kind) == 5

@@ -208,7 +208,15 @@ def read_records(text: str, kind: DropKind) -> Iterator[Record]:
 
 
 def count_records(text: str, kind: DropKind) -> int:
-    """Count data records (valid or not), independently of the row loader."""
+    """Count data records (valid or not), independently of the row loader.
+
+    A JSONL file has one record per non-blank line, whatever the line holds
+    (``_jsonl_records`` yields exactly one per such line, a rejected one
+    included), so its lines are counted without parsing any: the JSON of a
+    JSONL file is parsed once, by the rows step. CSV and JSON documents are
+    read: their records are only known by parsing."""
+    if kind.fmt == "jsonl":
+        return sum(1 for line in io.StringIO(text, newline="") if line.strip())
     return sum(1 for _ in read_records(text, kind))
 
 
