@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import fcntl
 import hashlib
 import os
+import re
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pytest
+import yaml
 
-from agent_eval import cli
+from agent_eval import cli, db
 from agent_eval.project import Paths, find_project_dir
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -166,6 +169,36 @@ def copy_project(destination: Path, singular_tests: bool = False) -> Path:
         for singular in (PROJECT_DIR / "tests" / "dbt").glob("*.sql"):
             shutil.copy(singular, destination / "tests" / "dbt")
     return destination
+
+
+# a table of the warehouse named in a reader's SQL
+RELATION = re.compile(r"\b(?:marts|ops|rubric|staging|intermediate)\.(\w+)")
+
+
+@contextlib.contextmanager
+def reads_recorded(monkeypatch: pytest.MonkeyPatch) -> Iterator[set[str]]:
+    """The tables read inside the block: every reader of the warehouse
+    (reports, charts, workbook, morning page, gates, viewer, evaluate) goes
+    through db.fetch, which records them here."""
+    read: set[str] = set()
+    original = db.fetch
+
+    def recording(con, sql, params=()):
+        read.update(RELATION.findall(sql))
+        return original(con, sql, params)
+
+    monkeypatch.setattr(db, "fetch", recording)
+    try:
+        yield read
+    finally:
+        monkeypatch.setattr(db, "fetch", original)
+
+
+def exposure_parents(exposures_file: Path, name: str) -> set[str]:
+    """The models exposure ``name`` of a YAML file depends on (its ref()s)."""
+    exposures = yaml.safe_load(exposures_file.read_text(encoding="utf-8"))["exposures"]
+    (exposure,) = [e for e in exposures if e["name"] == name]
+    return {re.fullmatch(r"ref\('(\w+)'\)", parent).group(1) for parent in exposure["depends_on"]}
 
 
 def seed_parse_state(paths: Paths) -> None:

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
-import yaml
 
-from agent_eval import cli, db, evaluate, evaluate_plan, schemas
+from agent_eval import cli, evaluate, evaluate_plan, schemas
 from agent_eval.project import find_project_dir
+from conftest import exposure_parents, reads_recorded
 
 PROJECT_DIR = find_project_dir(Path(__file__).parent)
 FIXTURE_RUN = Path(__file__).parent / "fixtures" / "engagement" / "2026-11-01" / "engagement" / "run-worked"
@@ -256,20 +256,10 @@ def test_the_result_reads_exactly_what_its_exposure_declares(tmp_path, capsys, m
     """The evaluate JSON's exposure (evaluate_json) lists exactly the
     relations read_result reads from the scratch warehouse; every read goes
     through agent_eval.db.fetch."""
-    read: set[str] = set()
-    original = db.fetch
-
-    def recording(con, sql, params=()):
-        read.update(re.findall(r"\b(?:marts|ops|rubric|staging|intermediate)\.(\w+)", sql))
-        return original(con, sql, params)
-
-    monkeypatch.setattr(db, "fetch", recording)
-    evaluate_fixture(capsys, tmp_path / "result.json")
-    exposures = yaml.safe_load(
-        (PROJECT_DIR / "models" / "marts" / "engagement" / "_engagement__exposures.yml").read_text(encoding="utf-8")
-    )
-    (declared,) = [e["depends_on"] for e in exposures["exposures"] if e["name"] == "evaluate_json"]
-    assert read == {re.fullmatch(r"ref\('(\w+)'\)", parent).group(1) for parent in declared}
+    with reads_recorded(monkeypatch) as read:
+        evaluate_fixture(capsys, tmp_path / "result.json")
+    exposures = PROJECT_DIR / "models" / "marts" / "engagement" / "_engagement__exposures.yml"
+    assert read == exposure_parents(exposures, "evaluate_json")
 
 
 # ---------------------------------------------------------------------------

@@ -4,14 +4,13 @@ dbt test (unit tests included), the docs catalogue, the sample generator."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from agent_eval import agents, cli, db, export, gates, morning, publish, report, runner, samples
-from conftest import PROJECT_DIR, SAMPLE_DROPS, Warehouse
+from agent_eval import agents, cli, export, gates, morning, publish, report, runner, samples
+from conftest import PROJECT_DIR, SAMPLE_DROPS, Warehouse, reads_recorded
 
 
 @pytest.fixture(scope="module")
@@ -220,24 +219,10 @@ def test_report_set_option_renders_only_the_named_sets_of_any_agent(sample_build
     assert "no set '2026-11-01/nope.csv'" in capsys.readouterr().err
 
 
-RELATION = re.compile(r"\b(?:marts|ops|rubric|staging|intermediate)\.(\w+)")
-
-
 def relations_read(monkeypatch: pytest.MonkeyPatch, render: Callable[[], object]) -> set[str]:
-    """The tables a render call reads: every read of the warehouse by a
-    report, chart, workbook or the morning page goes through db.fetch."""
-    read: set[str] = set()
-    original = db.fetch
-
-    def recording(con, sql, params=()):
-        read.update(RELATION.findall(sql))
-        return original(con, sql, params)
-
-    monkeypatch.setattr(db, "fetch", recording)
-    try:
+    """The tables a render call reads."""
+    with reads_recorded(monkeypatch) as read:
         render()
-    finally:
-        monkeypatch.setattr(db, "fetch", original)
     return read
 
 

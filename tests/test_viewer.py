@@ -32,12 +32,12 @@ from typing import Any
 import duckdb
 import pytest
 import waitress
-import yaml
 
-from agent_eval import cli, db
+from agent_eval import cli
 from agent_eval.viewer import create_app
 from agent_eval.viewer.snapshots import Snapshots
 from conftest import PROJECT_DIR as PROJECT
+from conftest import exposure_parents, reads_recorded
 
 HOSTILE = "2026-11-02/resume_agent_hostile.csv"
 RESUME = "2026-11-01/resume_agent_nightly.csv"
@@ -530,27 +530,17 @@ def test_the_viewer_reads_exactly_what_its_exposure_declares(served, monkeypatch
     """Every page reachable from the overview by its links (each distinct
     path and query once) reads only, and together all, the tables the
     web_viewer exposure lists. Every read goes through agent_eval.db.fetch."""
-    read: set[str] = set()
-    original = db.fetch
-
-    def recording(con, sql, params=()):
-        read.update(re.findall(r"\b(?:marts|ops|rubric|staging|intermediate)\.(\w+)", sql))
-        return original(con, sql, params)
-
-    monkeypatch.setattr(db, "fetch", recording)
     seen: set[str] = set()
     queue = ["/", "/series/all", "/engagement"]
-    while queue and len(seen) < 400:
-        url = queue.pop(0)
-        if url in seen:
-            continue
-        seen.add(url)
-        response = served.get(url)
-        if response.status_code != 200 or response.mimetype != "text/html":
-            continue
-        queue += [link for link in links(body(response), "/") if not link.startswith(("/fonts", "/static"))]
+    with reads_recorded(monkeypatch) as read:
+        while queue and len(seen) < 400:
+            url = queue.pop(0)
+            if url in seen:
+                continue
+            seen.add(url)
+            response = served.get(url)
+            if response.status_code != 200 or response.mimetype != "text/html":
+                continue
+            queue += [link for link in links(body(response), "/") if not link.startswith(("/fonts", "/static"))]
     assert len(seen) > 20 and not queue  # every link followed
-    exposures = yaml.safe_load((PROJECT / "models" / "marts" / "history" / "_history__exposures.yml").read_text())
-    (viewer,) = [e for e in exposures["exposures"] if e["name"] == "web_viewer"]
-    declared = {re.fullmatch(r"ref\('(\w+)'\)", parent).group(1) for parent in viewer["depends_on"]}
-    assert read == declared
+    assert read == exposure_parents(PROJECT / "models" / "marts" / "history" / "_history__exposures.yml", "web_viewer")
