@@ -9,9 +9,9 @@ import pytest
 
 from agent_eval import ingest
 from agent_eval.agents import resume_agent
-from agent_eval.ingest import KINDS_BY_NAME, Observation, RejectedFile
+from agent_eval.ingest import Observation, RejectedFile, kind_named
 
-RESUME = KINDS_BY_NAME["resume_agent"]
+RESUME = kind_named("resume_agent")
 HEADER = ",".join(resume_agent.COLUMNS)
 
 
@@ -321,14 +321,14 @@ def test_records_over_the_limit_are_rejected_naming_it_and_keep_only_their_start
     assert too_big.reject_reason == "record_too_large: 1.0 MB, over the limit of 0.5 MB (AGENT_EVAL_MAX_RECORD_MB)"
     assert len(too_big.raw_text) < 2100 and too_big.raw_text.endswith("characters; cut]")
     jsonl = '{"itemId": "a", "queryId": "q", "raw": "{}"}\n' + '{"itemId": "b", "queryId": "q", "raw": "' + big + '"}\n'
-    lines = list(ingest.read_records(jsonl, KINDS_BY_NAME["recruit_agent"]))
+    lines = list(ingest.read_records(jsonl, kind_named("recruit_agent")))
     assert [r.reject_reason is None for r in lines] == [True, False]
     assert lines[1].reject_reason.startswith("record_too_large: 1.0 MB")
     dataset = (
         '{"test_cases": [{"id": "c1", "answer": "x", "contexts": ["c"]}, '
         '{"id": "c2", "answer": "' + big + '", "contexts": ["c"]}]}'
     )
-    cases = list(ingest.read_records(dataset, KINDS_BY_NAME["summary"]))
+    cases = list(ingest.read_records(dataset, kind_named("summary")))
     assert [(r.line_number, r.reject_reason is None) for r in cases] == [(0, True), (1, False)]
     assert cases[1].reject_reason.startswith("record_too_large: 1.0 MB")
 

@@ -278,11 +278,6 @@ def rows(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -
     return [dict(zip(names, row)) for row in data]
 
 
-def edges_of(lo: float, hi: float, n_bins: int) -> list[float]:
-    """The ``n_bins + 1`` edges of equal bins over [lo, hi]."""
-    return [lo + (hi - lo) * i / n_bins for i in range(n_bins + 1)]
-
-
 def score_histogram(
     con: duckdb.DuckDBPyConnection, table: str, set_id: str, scale: str, series: Sequence[str]
 ) -> tuple[dict[str, list[int]], list[float]]:

@@ -110,13 +110,13 @@ def render_all(db_path: Path, reports_dir: Path, set_ids: list[str] | None = Non
     if set_ids is not None:
         known: set[str] = set()
         with duckdb.connect(str(db_path), read_only=True) as con:
-            for agent in agents.AGENTS:
+            for agent in agents.registered():
                 known |= {r["set_id"] for r in rows(con, f"select set_id from {agent.set_table}")}
         unknown = sorted(set(set_ids) - known)
         if unknown:
             raise KeyError(f"no set {', '.join(map(repr, unknown))} in {db_path}")
     written: list[Path] = []
-    for agent in agents.AGENTS:
+    for agent in agents.registered():
         written += render_reports(agent, db_path, reports_dir, set_ids)
     if set_ids is None:
         prune_reports(reports_dir, written)
@@ -131,7 +131,7 @@ def prune_reports(reports_dir: Path, written: list[Path]) -> list[Path]:
     was removed."""
     kept = {path.resolve() for path in written}
     removed: list[Path] = []
-    for agent in agents.AGENTS:  # each agent's folder holds one report per set (not morning/)
+    for agent in agents.registered():  # each agent's folder holds one report per set (not morning/)
         folder = reports_dir / agent.report_folder
         if not folder.is_dir():
             continue

@@ -45,7 +45,6 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 from agent_eval.project import find_project_dir
 
@@ -147,15 +146,3 @@ def label(name: str) -> str:
 def labels() -> dict[str, str]:
     """agent name -> label, for templates."""
     return {agent.name: agent.label for agent in registered()}
-
-
-def __getattr__(name: str) -> Any:
-    # AGENTS, BY_NAME, LABELS: the registry of the project in use, read when
-    # asked for (not at import: the project may be chosen after it)
-    if name == "AGENTS":
-        return registered()
-    if name == "BY_NAME":
-        return by_name()
-    if name == "LABELS":
-        return labels()
-    raise AttributeError(name)

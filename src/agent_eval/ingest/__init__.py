@@ -31,8 +31,6 @@ module only names the public parts.
 
 from __future__ import annotations
 
-from typing import Any
-
 from agent_eval.ingest import csv_load
 from agent_eval.ingest.common import (
     RejectedFile,
@@ -90,12 +88,3 @@ __all__ = [
     "rows_table",
     "sha256_of",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    # KINDS, KINDS_BY_NAME: the registry's kinds, read when asked for
-    if name == "KINDS":
-        return kinds()
-    if name == "KINDS_BY_NAME":
-        return {kind.name: kind for kind in kinds()}
-    raise AttributeError(name)

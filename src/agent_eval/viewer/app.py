@@ -47,18 +47,22 @@ CSP = (
 log = logging.getLogger("agent_eval.viewer")
 
 
+def viewer_part(name: str) -> Any:
+    """The viewer part of the registered agent ``name`` (its pages), or
+    None: no such agent, or an agent without pages of its own."""
+    agent = agents.by_name().get(name)
+    return agent.part("viewer") if agent is not None else None
+
+
 def create_app(published_db: Path, token: str | None = None) -> Flask:
     """The viewer app over ``published_db`` (which need not exist yet: until the
     first publish, pages answer 503 with what to run)."""
     app = Flask(__name__)
     app.config.update(JSON_AS_ASCII=False, TEMPLATES_AUTO_RELOAD=False)
     # the agents' pages in the navigation bar (the viewer parts with an index page)
-    indexes = [
-        {"name": agent.name, "title": agent.part("viewer").INDEX_TITLE}
-        for agent in agents.registered()
-        if agent.part("viewer") is not None and hasattr(agent.part("viewer"), "index_page")
-    ]
-    app.jinja_env.globals.update(agent_labels=agents.LABELS, agent_indexes=indexes)
+    parts = {agent.name: viewer_part(agent.name) for agent in agents.registered()}
+    indexes = [{"name": name, "title": part.INDEX_TITLE} for name, part in parts.items() if hasattr(part, "index_page")]
+    app.jinja_env.globals.update(agent_labels=agents.labels(), agent_indexes=indexes)
     app.jinja_env.filters.update(num=fmt_number, pct=fmt_percent)
     snapshots = Snapshots(Path(published_db))
     app.extensions["agent_eval_snapshots"] = snapshots
@@ -167,7 +171,7 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
             "gates": pages.set_gates(cur, found["set_id"]),
             "page": "set",
         }
-        part = agents.by_name()[agent].part("viewer") if agent in agents.by_name() else None
+        part = viewer_part(agent)
         spec = getattr(part, "ITEM_TABLE", None)
         if spec is not None:
             context.update(
@@ -189,7 +193,7 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
         line = pages.parse_int(request.args.get("line"), "line", 0, 1)
         if not line:
             raise pages.BadRequest("line (the item's line number) is required")
-        part = agents.by_name()[found["agent"]].part("viewer") if found["agent"] in agents.by_name() else None
+        part = viewer_part(found["agent"])
         spec = getattr(part, "ITEM_TABLE", None)
         if spec is None:
             raise pages.NotFound(f"set {found['set_id']!r} ({found['agent']}) has no item pages")
@@ -203,8 +207,7 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
 
     @app.get("/<name>")
     def agent_index(name: str) -> str:
-        agent = agents.by_name().get(name)
-        part = agent.part("viewer") if agent is not None else None
+        part = viewer_part(name)
         if part is None or not hasattr(part, "index_page"):
             raise pages.NotFound(f"no page {name!r}")
         return render_template(part.INDEX_TEMPLATE, page=name, **part.index_page(cursor()))
