@@ -154,6 +154,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.dbt)
 
 
+def observe_and_load(root: Path, landing: Path) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """The loader's two steps outside dbt: the manifest's observations of
+    ``root`` (parsed and landed under ``landing``) and, for each loaded
+    one, the raw rows its kind's loader appends (ordered by line)."""
+    from agent_eval import ingest
+
+    out = []
+    con = duckdb.connect()
+    for obs in ingest.manifest_rows(root, landing=landing):
+        rows: list[dict[str, Any]] = []
+        if obs["status"] == "loaded":
+            pending = ingest.PendingFile(obs["source_file"], obs["sha256"], obs["loaded_at"])
+            relation = ingest.load_pending(con, obs["kind"], root, [pending], landing)
+            rows = [dict(zip(relation.columns, values)) for values in relation.order("line_number").fetchall()]
+        out.append((obs, rows))
+    return out
+
+
 def copy_project(destination: Path, singular_tests: bool = False) -> Path:
     """A copy of the dbt project (to edit seeds or models on purpose);
     ``singular_tests`` also copies tests/dbt."""

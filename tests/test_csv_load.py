@@ -9,10 +9,9 @@ path is really taken on clean files and that it never changes a row.
 
 from __future__ import annotations
 
-import os
 import random
+import shutil
 import tempfile
-import time
 from pathlib import Path
 
 import duckdb
@@ -21,8 +20,10 @@ import pytest
 from agent_eval import ingest
 from agent_eval.agents import resume_agent
 from agent_eval.ingest import csv_load
+from conftest import observe_and_load
 
 HEADER = list(resume_agent.COLUMNS)
+RESUME = ingest.kind_named("resume_agent")
 
 
 def write(root: Path, name: str, data: bytes) -> Path:
@@ -48,31 +49,23 @@ def row(*values: str, width: int = 14) -> list[str]:
     return list(values) + [""] * (width - len(values))
 
 
+def exact_rows(root: Path, obs: dict) -> list[dict]:
+    """The exact parser's rows of an observed file, as raw rows."""
+    text = ingest.decode((root / obs["source_file"]).read_bytes(), obs["encoding"])
+    table = ingest.records_table(ingest.read_records(text, RESUME), RESUME)
+    lineage = {"source_file": obs["source_file"], "sha256": obs["sha256"], "loaded_at": obs["loaded_at"]}
+    return [lineage | record for record in table.to_pylist()]
+
+
 def load_both_ways(root: Path) -> list[tuple[dict, list[dict], list[dict]]]:
     """For each file: its manifest row, the rows as loaded, the exact parser's rows."""
     out = []
-    con = duckdb.connect()
-    for obs in ingest.manifest_rows(root):
+    for obs, loaded in observe_and_load(root, root.parent / f"{root.name}.landing"):
         if obs["status"] == "repeat":  # damage that left the bytes as they were
             continue
         assert obs["status"] == "loaded", obs
-        pending = ingest.PendingFile(
-            obs["source_file"],
-            obs["sha256"],
-            obs["encoding"],
-            obs["loaded_at"],
-            obs["loader"],
-            obs["n_lines"],
-            obs["n_data_records"],
-            obs["size_bytes"],
-            obs["modified_at"],
-        )
-        relation = ingest.csv_rows_relation(con, "resume_agent", root, [pending])
-        names = relation.columns
-        loaded = [dict(zip(names, values)) for values in relation.order("line_number").fetchall()]
-        exact_pending = ingest.PendingFile(obs["source_file"], obs["sha256"], obs["encoding"], obs["loaded_at"])
-        exact = ingest.rows_table("resume_agent", root, [exact_pending]).to_pylist()
-        assert len(exact) == obs["n_data_records"]
+        exact = exact_rows(root, obs)
+        assert len(exact) == len(loaded) == obs["n_data_records"]
         out.append((obs, loaded, exact))
     return out
 
@@ -200,23 +193,58 @@ def test_random_files_load_exactly_as_the_exact_parser_reads_them(tmp_path):
     assert fast >= clean_files // 2, (fast, clean_files)
 
 
-def test_a_file_changed_after_the_manifest_loads_nothing(tmp_path):
-    path = write(tmp_path, "moving", csv_text([row("r", "i1", "q1", "1")]).encode())
-    (obs,) = ingest.manifest_rows(tmp_path)
+def test_a_file_changed_after_the_manifest_loads_the_version_it_observed(tmp_path):
+    """The loader reads what the manifest's parse landed, not the drop file:
+    the rows are those of the recorded sha256 even if the file changed."""
+    path = write(tmp_path / "drops", "moving", csv_text([row("r", "i1", "q1", "1")]).encode())
+    landing = tmp_path / "landing"
+    (obs,) = ingest.manifest_rows(tmp_path / "drops", landing=landing)
     path.write_bytes(csv_text([row("r", "i1", "q1", "1"), row("r", "i2", "q2", "2")]).encode())
-    pending = ingest.PendingFile(
-        obs["source_file"],
-        obs["sha256"],
-        obs["encoding"],
-        obs["loaded_at"],
-        obs["loader"],
-        obs["n_lines"],
-        obs["n_data_records"],
-        obs["size_bytes"],
-        obs["modified_at"],
-    )
-    relation = ingest.csv_rows_relation(duckdb.connect(), "resume_agent", tmp_path, [pending])
+    pending = ingest.PendingFile(obs["source_file"], obs["sha256"], obs["loaded_at"])
+    relation = ingest.load_pending(duckdb.connect(), "resume_agent", tmp_path / "drops", [pending], landing)
+    assert [(r[1], r[2], r[7]) for r in relation.fetchall()] == [(obs["sha256"], 2, "i1")]
+
+
+def test_a_version_whose_landing_is_gone_is_parsed_again_if_its_bytes_are_unchanged(tmp_path):
+    drops, landing = tmp_path / "drops", tmp_path / "landing"
+    path = write(drops, "again", csv_text([row("r", "i1", "q1", "1", "두\n줄"), row("r", "i2", "q2", "2")]).encode())
+    (obs,) = ingest.manifest_rows(drops, landing=landing)
+    pending = ingest.PendingFile(obs["source_file"], obs["sha256"], obs["loaded_at"])
+    shutil.rmtree(landing)
+    relation = ingest.load_pending(duckdb.connect(), "resume_agent", drops, [pending], landing)
+    loaded = [dict(zip(relation.columns, r)) for r in relation.order("line_number").fetchall()]
+    assert loaded == exact_rows(drops, obs)
+    assert [r["line_number"] for r in loaded] == [2, 4]  # i1's cell spans lines 2-3
+    # changed bytes and no landing: nothing is loaded (the next build
+    # observes the new version)
+    path.write_bytes(csv_text([row("r", "i9", "q9", "1")]).encode())
+    shutil.rmtree(landing)
+    relation = ingest.load_pending(duckdb.connect(), "resume_agent", drops, [pending], landing)
     assert relation.fetchall() == []
+
+
+def test_the_manifest_empties_the_landing_folder_before_it_lands(tmp_path):
+    """What earlier builds landed has been read by their loaders (or their
+    versions are parsed again): the manifest starts from an empty folder."""
+    drops, landing = tmp_path / "drops", tmp_path / "landing"
+    write(drops, "first", csv_text([row("r", "i1", "q1", "1")]).encode())
+    (first,) = ingest.manifest_rows(drops, landing=landing)
+    assert sorted(p.name for p in (landing / "resume_agent").iterdir()) == [
+        f"{first['sha256']}.json",
+        f"{first['sha256']}.parquet",
+    ]
+    write(drops, "second", csv_text([row("r", "i2", "q2", "1")]).encode())
+    history = [
+        ingest.Observation(
+            first["source_file"], first["sha256"], "loaded", 1, first["size_bytes"], first["modified_at"]
+        )
+    ]
+    (second,) = ingest.manifest_rows(drops, history, landing=landing)
+    assert second["source_file"].endswith("second.csv")
+    assert sorted(p.name for p in (landing / "resume_agent").iterdir()) == [
+        f"{second['sha256']}.json",
+        f"{second['sha256']}.parquet",
+    ]
 
 
 def test_scan_counts_lines_and_validates_utf8_in_chunks(tmp_path, monkeypatch):
@@ -233,11 +261,9 @@ def test_scan_counts_lines_and_validates_utf8_in_chunks(tmp_path, monkeypatch):
     assert csv_load.scan_file(path).utf8_error_offset == 0
 
 
-def test_a_cp949_file_is_read_from_a_utf8_copy_that_outlives_the_loader(tmp_path, monkeypatch):
-    """DuckDB reads a CP949 file through a UTF-8 copy named by the file
-    version; the relation the loader returns is read after the loader
-    returned (as dbt does), and the copy is still there. A later load
-    removes copies older than the limit, and only those."""
+def test_a_cp949_file_is_parsed_by_duckdb_through_a_utf8_copy_removed_at_once(tmp_path, monkeypatch):
+    """DuckDB reads UTF-8 only: a CP949 file is parsed through a UTF-8
+    copy; the rows land and the copy is gone before the manifest returns."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
     root = tmp_path / "drops"
@@ -245,11 +271,4 @@ def test_a_cp949_file_is_read_from_a_utf8_copy_that_outlives_the_loader(tmp_path
     ((obs, loaded, exact),) = load_both_ways(root)
     assert (obs["encoding"], obs["loader"]) == ("cp949", "duckdb")
     assert [r["질의"] for r in loaded] == [r["질의"] for r in exact] == ["여성 지원자만 보여줘"]
-    copy = csv_load.transcoded_dir() / f"{obs['sha256']}.csv"
-    assert copy.read_text(encoding="utf-8").splitlines()[1].endswith("여성 지원자만 보여줘" + "," * 9)
-    stale = csv_load.transcoded_dir() / ("0" * 64 + ".csv")
-    stale.write_text("old", encoding="utf-8")
-    an_hour_ago = time.time() - csv_load.TRANSCODED_MAX_AGE_S - 1
-    os.utime(stale, (an_hour_ago, an_hour_ago))
-    assert csv_load.remove_stale_transcoded() == [stale]
-    assert copy.is_file() and not stale.exists()
+    assert list((tmp_path / "tmp").iterdir()) == []

@@ -6,8 +6,7 @@ import json
 from pathlib import Path
 
 from agent_eval import ingest, schemas
-from agent_eval.ingest import PendingFile
-from conftest import FIXTURES, PROJECT_DIR
+from conftest import FIXTURES, PROJECT_DIR, observe_and_load
 
 RUN = "2026-11-01/engagement/run-1"
 
@@ -59,15 +58,11 @@ def test_identical_engagement_files_in_two_runs_both_load(tmp_path):
 
 
 def test_action_lines_keep_malformed_ones_with_reason(tmp_path):
-    write(tmp_path, f"{RUN}/a/actions.jsonl", '{"action": {"type": "act"}}\n\n{"action": \n["not", "an", "object"]\n')
-    (row,) = ingest.manifest_rows(tmp_path)
+    drops = tmp_path / "drops"
+    write(drops, f"{RUN}/a/actions.jsonl", '{"action": {"type": "act"}}\n\n{"action": \n["not", "an", "object"]\n')
+    ((row, rows),) = observe_and_load(drops, tmp_path / "landing")
     assert row["n_data_records"] == 3  # the blank line is not a record
-    table = ingest.rows_table(
-        "engagement_actions",
-        tmp_path,
-        [PendingFile(row["source_file"], row["sha256"], row["encoding"], row["loaded_at"])],
-    )
-    got = [(r["line_number"], r["reject_reason"], r["record_json"]) for r in table.to_pylist()]
+    got = [(r["line_number"], r["reject_reason"], r["record_json"]) for r in rows]
     assert got[0] == (1, None, '{"action": {"type": "act"}}')
     assert got[1][0] == 3 and got[1][1].startswith("invalid_json: ")
     assert got[2] == (4, "invalid_json: line is not a JSON object", None)

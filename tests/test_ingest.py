@@ -10,6 +10,7 @@ import pytest
 from agent_eval import ingest
 from agent_eval.agents import resume_agent
 from agent_eval.ingest import Observation, RejectedFile, kind_named
+from conftest import observe_and_load
 
 RESUME = kind_named("resume_agent")
 HEADER = ",".join(resume_agent.COLUMNS)
@@ -92,7 +93,6 @@ def test_ragged_and_malformed_records_are_kept_with_reason_and_raw_text():
     ]
     assert records[0].raw_text == "a,b,c\n"
     assert records[2].raw_text.startswith('x,"unclosed"y')
-    assert ingest.count_records(text, RESUME) == 3
 
 
 def test_header_problems_reject_the_file():
@@ -150,19 +150,14 @@ def test_manifest_requires_the_drops_folder(tmp_path):
         ingest.manifest_rows(tmp_path / "missing")
 
 
-def test_rows_table_has_one_row_per_record(tmp_path):
+def test_the_loader_gives_one_row_per_record(tmp_path):
     text = HEADER + "\n" + row("r", "i1", "q1", "1") + "\nbad,row\n"
-    _write(tmp_path, "2026-11-01/resume_agent_a.csv", text.encode("cp949"))
-    (obs,) = ingest.manifest_rows(tmp_path)
-    table = ingest.rows_table(
-        "resume_agent",
-        tmp_path,
-        [ingest.PendingFile(obs["source_file"], obs["sha256"], obs["encoding"], obs["loaded_at"])],
-    )
-    assert table.num_rows == 2
-    assert table.column("line_number").to_pylist() == [2, 3]
-    assert table.column("reject_reason").to_pylist() == [None, "ragged_row: expected 14 fields, got 2"]
-    assert table.column("Item ID").to_pylist() == ["i1", None]
+    _write(tmp_path / "drops", "2026-11-01/resume_agent_a.csv", text.encode("cp949"))
+    ((obs, rows),) = observe_and_load(tmp_path / "drops", tmp_path / "landing")
+    assert (obs["loader"], obs["n_data_records"]) == ("python", 2)
+    assert [r["line_number"] for r in rows] == [2, 3]
+    assert [r["reject_reason"] for r in rows] == [None, "ragged_row: expected 14 fields, got 2"]
+    assert [r["Item ID"] for r in rows] == ["i1", None]
 
 
 def test_unchanged_files_are_not_read_again(tmp_path, monkeypatch):
@@ -355,13 +350,15 @@ def test_a_csv_record_over_a_low_limit_is_not_loaded_by_duckdbs_reader(tmp_path,
     assert observed["loader_note"].endswith("CSV Error on Line: 3"), observed["loader_note"]  # the 1 MB record
 
 
-def test_jsonl_records_are_counted_without_parsing_and_agree_with_the_reader():
+def test_jsonl_records_are_one_per_non_blank_line(tmp_path):
     """One record per non-blank line, whatever it holds: a valid object, a
     line that is not JSON, a JSON value that is not an object, a missing
     field, blank and whitespace-only lines skipped, CR LF and a last line
-    without a line break."""
+    without a line break. The manifest's count and the loaded rows agree."""
     text = '{"itemId": 1, "queryId": "q", "raw": "{}"}\r\n\n   \nnot json\n[1, 2]\n{"itemId": 2}\n\t\n{"a": 1}'
-    kind = ingest.kind_named("recruit_agent")
+    _write(tmp_path / "drops", "2026-11-01/recruit_agent_a.jsonl", text.encode())
+    ((obs, rows),) = observe_and_load(tmp_path / "drops", tmp_path / "landing")
     # by hand: lines 1, 4, 5, 6 and 8 are records (2, 3 and 7 are blank)
-    assert [r.line_number for r in ingest.read_records(text, kind)] == [1, 4, 5, 6, 8]
-    assert ingest.count_records(text, kind) == 5
+    assert obs["n_data_records"] == 5
+    assert [r["line_number"] for r in rows] == [1, 4, 5, 6, 8]
+    assert [r["reject_reason"] is None for r in rows] == [True, False, False, False, False]

@@ -1,9 +1,11 @@
 """Manifest of every drop file observed: append-only raw history.
 
 Thin shim: the work is in agent_eval.ingest, shared by every input kind.
+Every new file version is parsed once, here; its rows land in the
+warehouse's landing folder for the loader models (agent_eval.ingest.landing).
 """
 
-from agent_eval.ingest import Observation, manifest_rows, manifest_table
+from agent_eval.ingest import Observation, landing_root, manifest_rows, manifest_table
 
 
 def model(dbt, session):
@@ -19,4 +21,6 @@ def model(dbt, session):
                 f" size_bytes, modified_at from {dbt.this}"
             ).fetchall()
         ]
-    return manifest_table(manifest_rows(drops_dir, history, load_id=load_id))
+    return manifest_table(
+        manifest_rows(drops_dir, history, load_id=load_id, landing=landing_root(session))
+    )

@@ -6,15 +6,18 @@ per input kind), so ``dbt build`` alone loads new drops.
 
 Two steps, one mechanism for every input kind:
 
-1. :func:`manifest_table` lists every file under ``drops_dir``, matches it to a
-   :class:`DropKind`, hashes it, detects its encoding, checks that it can be
-   read at all (header / JSON shape) and counts its data records. It returns
-   *new observations* only: a file whose bytes were already observed at the
-   same path adds nothing, so re-running changes nothing.
-2. :func:`rows_table` parses the records of the observations marked
-   ``loaded`` that are not yet in the kind's raw table. Every data record
-   becomes one row, the ones that cannot be parsed included (with
-   ``reject_reason`` and their raw text), so rows are never dropped.
+1. :func:`manifest_rows` lists every file under ``drops_dir``, matches it to
+   a :class:`DropKind`, hashes it and parses every new version *once*
+   (``parse``): its encoding, whole-file checks (header, JSON shape), its
+   data records counted and landed in the warehouse's landing folder
+   (``landing``). It returns *new observations* only: a file whose bytes
+   were already observed at the same path adds nothing, so re-running
+   changes nothing.
+2. :func:`load_records` returns the landed records of the observations
+   marked ``loaded`` that are not yet in the kind's raw table, as raw rows;
+   no drop file is read again. Every data record is one row, the ones that
+   cannot be parsed included (with ``reject_reason`` and their raw text),
+   so rows are never dropped.
 
 The kinds are the registered agents' (``agent_eval.agents``): adding an
 input kind means adding a :class:`~agent_eval.drop_kinds.DropKind` (pattern,
@@ -24,9 +27,10 @@ format, required fields) to its agent's module and a thin
 The package's imports run one way: ``common`` (errors, hashing, the
 drops folder, the record size limit) <- ``encodings`` <- ``csv_load``
 (DuckDB's CSV reader and the checks that it reads a file exactly) <-
-``records`` (CSV / JSONL / JSON records) <- ``manifest`` (step 1) and
-``rows`` (step 2); ``kinds`` reads the registered agents' drop kinds. This
-module only names the public parts.
+``records`` (the exact parser: CSV / JSONL / JSON records) <- ``landing``
+(where parsed rows wait for the loaders) <- ``parse`` (the one parse of a
+version) <- ``manifest`` (step 1) and ``rows`` (step 2); ``kinds`` reads the
+registered agents' drop kinds. This module only names the public parts.
 """
 
 from __future__ import annotations
@@ -42,38 +46,35 @@ from agent_eval.ingest.common import (
 )
 from agent_eval.ingest.encodings import decode, detect_encoding, encoding_of
 from agent_eval.ingest.kinds import kind_named, kinds, match_kind, match_kind_ignoring_case
+from agent_eval.ingest.landing import Landing, landing_root, rows_schema
 from agent_eval.ingest.manifest import Observation, manifest_rows, manifest_table
-from agent_eval.ingest.records import count_records, document_header, read_csv_header, read_records
+from agent_eval.ingest.parse import records_table
+from agent_eval.ingest.records import read_csv_header, read_records
 from agent_eval.ingest.rows import (
     PendingFile,
-    csv_rows_relation,
-    csv_rows_schema,
     headers_table,
-    json_rows_schema,
     load_headers,
+    load_pending,
     load_records,
     pending_files,
-    rows_table,
 )
 
 __all__ = [
+    "Landing",
     "Observation",
     "PendingFile",
     "RejectedFile",
-    "count_records",
     "csv_load",
-    "csv_rows_relation",
-    "csv_rows_schema",
     "decode",
     "detect_encoding",
-    "document_header",
     "encoding_of",
     "headers_table",
     "is_drop_date",
-    "json_rows_schema",
     "kind_named",
     "kinds",
+    "landing_root",
     "load_headers",
+    "load_pending",
     "load_records",
     "manifest_rows",
     "manifest_table",
@@ -84,7 +85,8 @@ __all__ = [
     "pending_files",
     "read_csv_header",
     "read_records",
+    "records_table",
     "resolve_drops_dir",
-    "rows_table",
+    "rows_schema",
     "sha256_of",
 ]

@@ -1,21 +1,24 @@
-"""CSV kinds at scale: one pass over the bytes, DuckDB's reader, checked.
+"""CSV kinds at scale: one pass over the bytes, one parse by DuckDB's reader, checked.
 
-The exact CSV parser (``ingest._csv_records``, Python's ``csv`` module, line
-by line) is the reference: it knows every record's physical start line and
-says why a record is malformed. It is also slow (about 30 s and several GB of
-Python objects for a million rows). This module loads the same rows through
-DuckDB's ``read_csv`` (fully pinned dialect, never the sniffer), streaming,
-with no Python object per row, and proves per file that the two agree:
+The exact CSV parser (``records._csv_records``, Python's ``csv`` module,
+line by line) is the reference: it knows every record's physical start line
+and says why a record is malformed. It is also slow (about 30 s and several
+GB of Python objects for a million rows). This module reads the same rows
+through DuckDB's ``read_csv`` (fully pinned dialect, never the sniffer),
+streaming, with no Python object per row, and proves per file that the two
+agree:
 
 1. :func:`scan_file` reads the file once in 1 MiB chunks: sha256, UTF-8
    validation (Arrow's validator), byte counts (physical lines, quote bytes,
    CR/LF bytes) and a look for `"a" "b"` (see FileScan).
-2. :func:`value_sums` (after ``ingest`` parsed the header with the exact
-   parser) runs one DuckDB query over the whole file that counts records and
-   sums, over every value, its length, its quote and CR/LF bytes and its line
-   breaks - in a thread, while step 1 runs (:class:`Speculation`).
-   :func:`verdict` picks DuckDB only when that query succeeds (no ragged or
-   malformed record) and the file is fully accounted for:
+2. :func:`land_csv` is the parse: one DuckDB pass that writes every value
+   of the file, as read, to a Parquet file in the landing folder
+   (``ingest.landing``) - in a thread, while step 1 runs
+   (:class:`Speculation`). :func:`value_sums` then counts the records and
+   sums, over every landed value, its length, its quote and CR/LF bytes and
+   its line breaks, and :func:`verdict` keeps DuckDB's reading only when the
+   parse succeeded (no ragged or malformed record) and the file is fully
+   accounted for:
 
    - lines: physical lines = header lines + records + line breaks inside
      values (so no blank line was skipped and each record's start line
@@ -24,32 +27,25 @@ with no Python object per row, and proves per file that the two agree:
      byte or a line-break byte (so no whitespace around a quoted field was
      dropped: DuckDB trims it, Python's parser keeps it).
 
-   Otherwise the file goes to the exact parser, and ``loader_note`` says why.
-   tests/test_csv_load.py checks, on crafted and random (also damaged)
-   files, that both paths give identical rows.
-3. :func:`rows_relation` returns one DuckDB relation with every record of the
-   pending files: DuckDB-loaded files stream from ``read_csv`` (start lines
-   from ``row_number() over ()`` plus a running sum of line breaks, both
-   streaming windows that keep file order); exact-parser files come as an
-   Arrow table. dbt writes the relation; nothing is materialized in Python.
+   Otherwise the landing is discarded, the exact parser reads the file, and
+   ``loader_note`` says why. tests/test_csv_load.py checks, on crafted and
+   random (also damaged) files, that both paths give identical rows.
+3. :func:`landed_select_sql` turns a landed file into raw rows for the
+   loader model (start lines from the Parquet row number plus a running sum
+   of line breaks); the drop file is not read again.
 
 CP949 files are transcoded in streaming chunks to a temporary UTF-8 file,
-then read the same way.
+parsed the same way, and the copy is removed at once.
 """
 
 from __future__ import annotations
 
 import codecs
-import contextlib
 import hashlib
-import os
 import re
-import tempfile
 import threading
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -212,45 +208,15 @@ def scan_file(path: Path) -> FileScan:
 # Transcoding (CP949 and other non-UTF-8 encodings)
 # ---------------------------------------------------------------------------
 
-# Where the loader's UTF-8 copies of non-UTF-8 files live while DuckDB reads
-# them. A copy must outlive the loader model: the model returns a relation
-# and dbt reads it after the model returned. So the copies are named by the
-# file version's sha256 (one version is never transcoded twice at once, and
-# a retried load reuses its copy) and each load removes the copies older
-# than TRANSCODED_MAX_AGE_S, far longer than any load; no process-wide state,
-# and two builds of different warehouses never remove each other's copies.
-TRANSCODED_DIR_NAME = "agent_eval_transcoded"
-TRANSCODED_MAX_AGE_S = 3600
-
-
-def transcoded_dir() -> Path:
-    directory = Path(tempfile.gettempdir()) / TRANSCODED_DIR_NAME
-    directory.mkdir(exist_ok=True)
-    return directory
-
-
-def remove_stale_transcoded(max_age_s: float = TRANSCODED_MAX_AGE_S) -> list[Path]:
-    """Remove the UTF-8 copies older than ``max_age_s``; returns them."""
-    removed = []
-    cutoff = time.time() - max_age_s
-    for copy in transcoded_dir().glob("*.csv"):
-        with contextlib.suppress(FileNotFoundError):  # another load removed it first
-            if copy.stat().st_mtime < cutoff:
-                copy.unlink()
-                removed.append(copy)
-    return removed
-
 
 def transcode_to_utf8(path: Path, encoding: str, target: Path) -> Path:
-    """A UTF-8 copy of ``path`` at ``target``, written whole before it
-    appears (a reader never sees half a copy)."""
+    """A UTF-8 copy of ``path`` at ``target`` (for DuckDB's reader, which
+    reads UTF-8 only), decoded in streaming chunks."""
     decoder = codecs.getincrementaldecoder(encoding)()
-    fd, name = tempfile.mkstemp(suffix=".partial", dir=target.parent)
-    with path.open("rb") as source, open(fd, "wb") as sink:
+    with path.open("rb") as source, target.open("wb") as sink:
         while chunk := source.read(CHUNK_BYTES):
             sink.write(decoder.decode(chunk).encode("utf-8"))
         sink.write(decoder.decode(b"", final=True).encode("utf-8"))
-    os.replace(name, target)
     return target
 
 
@@ -266,11 +232,11 @@ class Header:
     text: str  # the header record as read, line break included
 
 
-def _sql_str(value: str) -> str:
+def sql_str(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def _sql_ident(value: str) -> str:
+def sql_ident(value: str) -> str:
     return '"' + value.replace('"', '""') + '"'
 
 
@@ -286,7 +252,7 @@ def read_csv_sql(path: Path, n_columns: int) -> str:
 
     columns = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(n_columns))
     return (
-        f"read_csv({_sql_str(str(path))}, delim = ',', quote = '\"', escape = '\"', "
+        f"read_csv({sql_str(str(path))}, delim = ',', quote = '\"', escape = '\"', "
         "header = true, skip = 0, auto_detect = false, strict_mode = true, "
         "null_padding = false, ignore_errors = false, encoding = 'utf-8', "
         f"max_line_size = {min(max_record_bytes(), DUCKDB_MAX_LINE_SIZE)}, "
@@ -317,6 +283,7 @@ class CsvCheck:
     n_records: int
     loader: str
     loader_note: str | None
+    has_breaks: bool = False  # some value spans lines
 
 
 @dataclass(frozen=True)
@@ -330,8 +297,27 @@ class ValueSums:
     value_breaks: int  # line breaks inside values
 
 
-def value_sums(utf8_path: Path, n_columns: int, con: duckdb.DuckDBPyConnection | None = None) -> ValueSums | str:
-    """One DuckDB pass over the file; the reader's error message if it fails."""
+def land_csv(utf8_path: Path, n_columns: int, target: Path, con: duckdb.DuckDBPyConnection | None = None) -> str | None:
+    """The parse: DuckDB reads the file once and writes its values, in file
+    order, to ``target`` (Parquet, columns ``c0`` .. ``cN``). Returns the
+    reader's error message if it fails, else None."""
+    own = con is None
+    con = duckdb.connect() if con is None else con
+    try:
+        con.execute(
+            f"copy (select * from {read_csv_sql(utf8_path, n_columns)}) "
+            f"to {sql_str(str(target))} (format parquet, compression snappy)"
+        )
+        return None
+    except duckdb.Error as err:
+        return "duckdb: " + str(err).splitlines()[0][:200]
+    finally:
+        if own:
+            con.close()
+
+
+def value_sums(landed: Path, n_columns: int) -> ValueSums:
+    """Records and sums over every value of a landed file (land_csv)."""
     columns = [f"c{i}" for i in range(n_columns)]
 
     def total(expr: Any) -> str:
@@ -348,18 +334,11 @@ def value_sums(utf8_path: Path, n_columns: int, con: duckdb.DuckDBPyConnection |
         + total(lambda c: _count_in(c, "chr(13)"))
         + ", "
         + total(line_breaks_sql)
-        + " from "
-        + read_csv_sql(utf8_path, n_columns)
+        + f" from read_parquet({sql_str(str(landed))})"
     )
-    own = con is None
-    con = duckdb.connect() if con is None else con
-    try:
-        return ValueSums(*con.execute(query).fetchone())
-    except duckdb.Error as err:
-        return "duckdb: " + str(err).splitlines()[0][:200]
-    finally:
-        if own:
-            con.close()
+    with duckdb.connect() as con:
+        ((*sums,),) = con.execute(query).fetchall()
+        return ValueSums(*sums)
 
 
 def verdict(header: Header, counts: ByteCounts, bom: int, sums: ValueSums | str) -> CsvCheck:
@@ -393,102 +372,93 @@ def verdict(header: Header, counts: ByteCounts, bom: int, sums: ValueSums | str)
             LOADER_PYTHON,
             f"byte accounting: {data_bytes} data bytes, {accounted} from values (spaces around a quoted field?)",
         )
-    return CsvCheck(sums.n_records, LOADER_DUCKDB, None)
+    return CsvCheck(sums.n_records, LOADER_DUCKDB, None, sums.value_breaks > 0)
 
 
 class Speculation:
-    """value_sums() in a thread, started before the byte scan finishes.
+    """land_csv() in a thread, started before the byte scan finishes.
 
-    DuckDB releases the GIL, so its pass and the Python byte scan run on two
-    cores at once. The result is used only if the scan confirms what the
-    speculation assumed (valid UTF-8, the same header).
+    DuckDB releases the GIL, so its parse and the Python byte scan run on two
+    cores at once. The landing is kept only if the scan confirms what the
+    speculation assumed (valid UTF-8, the same header) and the verdict holds.
     """
 
-    def __init__(self, utf8_path: Path, header: Header) -> None:
+    def __init__(self, utf8_path: Path, header: Header, target: Path) -> None:
         self.header = header
+        self.target = target
         self._con = duckdb.connect()
-        self._result: ValueSums | str = "not run"
+        self._open = True
+        self._error: str | None = "not run"
         self._thread = threading.Thread(target=self._run, args=(utf8_path, len(header.names)), daemon=True)
         self._thread.start()
 
     def _run(self, utf8_path: Path, n_columns: int) -> None:
-        self._result = value_sums(utf8_path, n_columns, self._con)
+        self._error = land_csv(utf8_path, n_columns, self.target, self._con)
 
-    def result(self) -> ValueSums | str:
+    def result(self) -> str | None:
+        """The parse's error, or None: ``target`` holds the landed values."""
         self._thread.join()
-        self._con.close()
-        return self._result
+        self._close()
+        return self._error
 
     def cancel(self) -> None:
-        """Not needed after all (the bytes were seen before): stop DuckDB."""
-        self._con.interrupt()
-        self._thread.join()
-        self._con.close()
+        """Not needed (the bytes were seen before, or the file cannot be
+        read this way): stop DuckDB and remove what it wrote. Harmless
+        after result() and after the landing was committed (moved)."""
+        if self._open:
+            self._con.interrupt()
+            self._thread.join()
+            self._close()
+        self.target.unlink(missing_ok=True)
+
+    def _close(self) -> None:
+        if self._open:
+            self._con.close()
+            self._open = False
 
 
 # ---------------------------------------------------------------------------
-# Step 3: the rows of pending files, as one relation
+# Step 3: a landed file as raw rows
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class DuckdbFile:
-    """A pending file the manifest cleared for DuckDB's reader."""
-
-    source_file: str
-    sha256: str
-    loaded_at: datetime
-    utf8_path: Path
-    header: Header
-    has_breaks: bool  # some value spans lines: start lines need a running sum
-
-
-def file_select_sql(item: DuckdbFile, required: Sequence[str]) -> str:
-    """One SELECT giving the raw-rows schema for one file (see ingest.csv_rows_schema)."""
-    names = item.header.names
+def landed_select_sql(
+    parquet: Path,
+    names: Sequence[str],
+    header_lines: int,
+    has_breaks: bool,
+    required: Sequence[str],
+    observation: dict[str, str],
+) -> str:
+    """One SELECT giving the raw-rows schema (``landing.rows_schema``) for
+    one landed CSV file; ``observation`` holds the SQL of its source_file,
+    sha256 and loaded_at."""
     index = {name: i for i, name in enumerate(names)}
-    values = [f"coalesce(c{index[name]}, '') as {_sql_ident(name)}" for name in required]
+    values = [f"coalesce(c{index[name]}, '') as {sql_ident(name)}" for name in required]
     extra = [(i, name) for i, name in enumerate(names) if name not in required]
     if extra:
-        pairs = ", ".join(f"{_sql_str(name)}, coalesce(c{i}, '')" for i, name in extra)
+        pairs = ", ".join(f"{sql_str(name)}, coalesce(c{i}, '')" for i, name in extra)
         extra_sql = f"cast(json_object({pairs}) as varchar)"
     else:
         extra_sql = "cast(null as varchar)"
-    scan = read_csv_sql(item.utf8_path, len(names))
-    if item.has_breaks:
+    scan = f"read_parquet({sql_str(str(parquet))}, file_row_number = true)"
+    if has_breaks:
         breaks = " + ".join(line_breaks_sql(f"c{i}") for i in range(len(names)))
         source = (
-            "(select *, sum(n_breaks) over (rows between unbounded preceding "
-            "and current row) - n_breaks as breaks_before from ("
-            f"select row_number() over () as ordinal, *, {breaks} as n_breaks from {scan}))"
+            "(select *, sum(n_breaks) over (order by file_row_number rows between unbounded preceding "
+            f"and current row) - n_breaks as breaks_before from (select *, {breaks} as n_breaks from {scan}))"
         )
-        line = f"{item.header.n_lines} + ordinal + breaks_before"
+        line = f"{header_lines} + 1 + file_row_number + breaks_before"
     else:
-        source = f"(select row_number() over () as ordinal, * from {scan})"
-        line = f"{item.header.n_lines} + ordinal"
+        source = scan
+        line = f"{header_lines} + 1 + file_row_number"
     return (
-        f"select {_sql_str(item.source_file)} as source_file, "
-        f"{_sql_str(item.sha256)} as sha256, "
-        f"cast({line} as bigint) as line_number, "
-        f"cast({_sql_str(item.loaded_at.isoformat(sep=' '))} as timestamp) as loaded_at, "
+        f"select {observation['source_file']} as source_file, {observation['sha256']} as sha256, "
+        f"cast({line} as bigint) as line_number, {observation['loaded_at']} as loaded_at, "
         "cast(null as varchar) as reject_reason, cast(null as varchar) as raw_text, "
         + ", ".join(values)
         + f", {extra_sql} as extra_columns from {source}"
     )
-
-
-def rows_relation(
-    session: duckdb.DuckDBPyConnection,
-    required: Sequence[str],
-    duckdb_files: Sequence[DuckdbFile],
-    python_rows: pa.Table,
-    view_name: str,
-) -> duckdb.DuckDBPyRelation:
-    """Union of the DuckDB-read files and the exact parser's rows."""
-    session.register(view_name, python_rows)
-    parts = [file_select_sql(item, required) for item in duckdb_files]
-    parts.append(f"select * from {view_name}")
-    return session.sql("\nunion all\n".join(parts))
 
 
 def path_is_readable_by_duckdb(path: Path) -> bool:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,9 +16,9 @@ import pyarrow as pa
 from agent_eval.drop_kinds import DATE_DIR, DropKind
 from agent_eval.ingest import csv_load
 from agent_eval.ingest.common import RejectedFile, file_modified_at, is_drop_date, resolve_drops_dir, sha256_of
-from agent_eval.ingest.encodings import decode, detect_encoding, encoding_of
 from agent_eval.ingest.kinds import match_kind, match_kind_ignoring_case
-from agent_eval.ingest.records import count_records, read_csv_header
+from agent_eval.ingest.landing import Landing
+from agent_eval.ingest.parse import parse_csv, parse_file, start_csv_parse
 
 MANIFEST_SCHEMA = pa.schema(
     [
@@ -118,108 +119,19 @@ def not_read_sha256(reason: str) -> str:
     return sha256_of(f"<not read> {reason}".encode())
 
 
-def _csv_encoding(path: Path, scan: csv_load.FileScan) -> str:
-    """``encoding_of`` a CSV file scanned in chunks (the scan found where
-    UTF-8 fails; CP949 is tried by reading the file again only then)."""
-
-    def chunks() -> Iterator[bytes]:
-        with path.open("rb") as handle:
-            while chunk := handle.read(csv_load.CHUNK_BYTES):
-                yield chunk
-
-    return encoding_of(scan.head, scan.utf8_error_offset, chunks)
-
-
-def _start_csv_check(path: Path, kind: DropKind) -> csv_load.Speculation | None:
-    """Start DuckDB's pass over a file that looks like UTF-8 (from its first
-    bytes), so that it runs while the byte scan reads the file."""
-    with path.open("rb") as handle:
-        head = handle.read(csv_load.HEAD_BYTES)
-    whole = len(head) < csv_load.HEAD_BYTES
-    encoding = "utf-8-sig" if head.startswith(b"\xef\xbb\xbf") else "utf-8"
-    try:
-        header = read_csv_header(head, encoding, kind.required, whole)
-    except RejectedFile:
-        return None  # not UTF-8 after all, or a header the check will reject
-    if header is None or _duckdb_obstacle(path, encoding, header) is not None:
-        return None
-    return csv_load.Speculation(path, header)
-
-
-def _check_csv_file(
-    path: Path,
-    kind: DropKind,
-    scan: csv_load.FileScan,
-    speculation: csv_load.Speculation | None = None,
-) -> dict[str, Any]:
-    """Encoding, header check and record count of a CSV file, and which
-    parser loads it: DuckDB when it provably agrees with the exact parser
-    (see agent_eval.csv_load), else the exact parser (``loader_note`` says why).
-    Raises RejectedFile."""
-    counts = scan.counts
-    whole = counts.size <= csv_load.HEAD_BYTES
-    if counts.size == 0 or (whole and not scan.head.strip()):
-        raise RejectedFile("empty file")
-    encoding = _csv_encoding(path, scan)
-    facts: dict[str, Any] = {"encoding": encoding, "n_lines": counts.n_lines}
-    header = None
-    if encoding != "utf-16":
-        header = read_csv_header(scan.head, encoding, kind.required, whole)
-    note = _duckdb_obstacle(path, encoding, header)
-    if note is None and scan.has_quote_blank_quote:
-        note = 'a quote, blanks and a quote (`"a" "b"`): DuckDB would join them'
-    if note is None and header is not None:
-        bom = 3 if encoding == "utf-8-sig" else 0
-        if speculation is not None and speculation.header == header and encoding != "cp949":
-            check = csv_load.verdict(header, counts, bom, speculation.result())
-        else:
-            with tempfile.TemporaryDirectory(prefix="agent_eval_check_") as scratch:
-                utf8_path = path
-                if encoding == "cp949":
-                    utf8_path = csv_load.transcode_to_utf8(path, encoding, Path(scratch) / "utf8.csv")
-                utf8_counts = counts if utf8_path == path else csv_load.scan_file(utf8_path).counts
-                sums = csv_load.value_sums(utf8_path, len(header.names))
-                check = csv_load.verdict(header, utf8_counts, bom, sums)
-        if check.loader == csv_load.LOADER_DUCKDB:
-            return facts | {"n_data_records": check.n_records, "loader": check.loader}
-        note = check.loader_note
-    text = decode(path.read_bytes(), encoding)
-    return facts | {
-        "n_data_records": count_records(text, kind),
-        "loader": csv_load.LOADER_PYTHON,
-        "loader_note": note,
-    }
-
-
-def _duckdb_obstacle(path: Path, encoding: str, header: csv_load.Header | None) -> str | None:
-    """Why DuckDB's reader is not even tried on this file (None: try it)."""
-    if encoding == "utf-16":
-        return "encoding utf-16"
-    if header is None:
-        return f"header longer than {csv_load.HEAD_BYTES} bytes"
-    if "" in header.names:
-        return "header has unnamed columns"
-    if not csv_load.path_is_readable_by_duckdb(path):
-        return "path has glob characters"
-    return None
-
-
-def _check_file(data: bytes, kind: DropKind) -> tuple[str, int]:
-    """Return (encoding, data records) or raise RejectedFile."""
-    if not data.strip():
-        raise RejectedFile("empty file")
-    encoding = detect_encoding(data)
-    text = decode(data, encoding)
-    return encoding, count_records(text, kind)
-
-
 def manifest_rows(
     drops_dir: str | Path,
     history: Sequence[Observation] = (),
     load_id: str = "",
     now: datetime | None = None,
+    landing: Path | None = None,
 ) -> list[dict[str, Any]]:
     """New observations of the files now under ``drops_dir``.
+
+    Every new loaded version is parsed once, here, and its rows land in the
+    folder ``landing`` (``ingest.landing``; emptied first) for the loader
+    models; None lands them in a temporary folder removed on return (a
+    caller that only wants the observations).
 
     ``history`` is the manifest so far. A path whose latest observation has
     the same sha256 adds nothing (re-runs are no-ops). Otherwise the new
@@ -243,6 +155,17 @@ def manifest_rows(
             f"drops_dir {root} does not exist: set AGENT_EVAL_DROPS or "
             "--vars '{drops_dir: <folder>}' to the folder holding <YYYY-MM-DD>/ drops"
         )
+    with contextlib.ExitStack() as stack:
+        if landing is None:
+            landing = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="agent_eval_landing_")))
+        folder = Landing(landing)
+        folder.clear()
+        return _observations(root, history, load_id, now, folder)
+
+
+def _observations(
+    root: Path, history: Sequence[Observation], load_id: str, now: datetime | None, landing: Landing
+) -> list[dict[str, Any]]:
     loaded_at = (now or datetime.now(UTC)).replace(tzinfo=None)
     latest_by_path: dict[str, Observation] = {}
     loaded_sha_path: dict[str, str] = {}
@@ -324,7 +247,7 @@ def manifest_rows(
                 # CSV files can be large: stream them, and let DuckDB read the
                 # file at the same time (its result is used if the file is new)
                 if is_drop_date(relative.split("/", 1)[0]):
-                    speculation = _start_csv_check(path, kind)
+                    speculation = start_csv_parse(path, kind, landing)
                 scan = csv_load.scan_file(path)
                 sha, size = scan.sha256, scan.counts.size
             else:
@@ -343,6 +266,7 @@ def manifest_rows(
         )
         if speculation is not None and not new_bytes:
             speculation.cancel()
+            speculation = None
         if latest is not None and latest.sha256 == sha:
             continue  # nothing new at this path
         drop_date = relative.split("/", 1)[0]
@@ -369,15 +293,23 @@ def manifest_rows(
         else:
             try:
                 if scan is not None:
-                    row.update(_check_csv_file(path, kind, scan, speculation))
+                    row.update(parse_csv(path, kind, scan, landing, speculation))
                 else:
-                    row["encoding"], row["n_data_records"] = _check_file(data, kind)
+                    row.update(parse_file(data, kind, sha, landing))
                 row["status"] = "loaded"
-                loaded_sha_path[sha] = relative
-                loaded_by_path.setdefault(relative, set()).add(sha)
             except RejectedFile as err:
                 row["status"] = "rejected"
                 row["reject_reason"] = str(err)
+            finally:
+                if speculation is not None:
+                    speculation.cancel()  # a no-op once its landing was used
+            if scan is not None and _changed_since(path, modified_at, size_now):
+                # a CSV file is read twice at once (the byte scan and DuckDB's
+                # parse): bytes that changed meanwhile are observed next build
+                continue
+            if row["status"] == "loaded":
+                loaded_sha_path[sha] = relative
+                loaded_by_path.setdefault(relative, set()).add(sha)
         add(row)
     # a path no longer under the folder: logged once, so a rejected file that
     # was deleted stops being reported; a loaded version keeps its scores
@@ -389,6 +321,13 @@ def manifest_rows(
                 | {"status": "removed", "reject_reason": REMOVED}
             )
     return rows
+
+
+def _changed_since(path: Path, modified_at: datetime, size: int) -> bool:
+    try:
+        return file_modified_at(path) != modified_at or path.stat().st_size != size
+    except OSError:
+        return True
 
 
 def manifest_table(rows: list[dict[str, Any]]) -> pa.Table:

@@ -160,15 +160,17 @@ def _jsonl_records(text: str, required: Sequence[str]) -> Iterator[Record]:
         yield Record(number, value)
 
 
-def _json_document(text: str) -> Any:
+def json_document(text: str) -> Any:
+    """A JSON document, parsed (raises RejectedFile naming the line and column)."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise RejectedFile(f"not valid JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
 
 
-def _json_records(text: str, kind: DropKind) -> Iterator[Record]:
-    document = _json_document(text)
+def document_records(document: Any, kind: DropKind) -> Iterator[Record]:
+    """The records of a parsed JSON document (raises RejectedFile for a
+    document that cannot be used as a whole)."""
     if kind.validate_document is not None:
         problem = kind.validate_document(document)
         if problem:
@@ -203,26 +205,13 @@ def read_records(text: str, kind: DropKind) -> Iterator[Record]:
     if kind.fmt == "jsonl":
         return _jsonl_records(text, kind.required)
     if kind.fmt == "json":
-        return _json_records(text, kind)
+        return document_records(json_document(text), kind)
     raise ValueError(f"unknown format {kind.fmt!r}")
 
 
-def count_records(text: str, kind: DropKind) -> int:
-    """Count data records (valid or not), independently of the row loader.
-
-    A JSONL file has one record per non-blank line, whatever the line holds
-    (``_jsonl_records`` yields exactly one per such line, a rejected one
-    included), so its lines are counted without parsing any: the JSON of a
-    JSONL file is parsed once, by the rows step. CSV and JSON documents are
-    read: their records are only known by parsing."""
-    if kind.fmt == "jsonl":
-        return sum(1 for line in io.StringIO(text, newline="") if line.strip())
-    return sum(1 for _ in read_records(text, kind))
-
-
-def document_header(text: str, kind: DropKind) -> dict[str, Any]:
-    """The top-level object of a json document without its records list."""
-    document = _json_document(text)
-    if not isinstance(document, dict):
-        raise RejectedFile("not a JSON object at the top level")
+def document_header(document: Any, kind: DropKind) -> dict[str, Any] | None:
+    """The top-level fields of a parsed JSON document of a kind whose
+    records are a list, without that list (None for other kinds)."""
+    if kind.fmt != "json" or kind.records_key is None or not isinstance(document, dict):
+        return None
     return {k: v for k, v in document.items() if k != kind.records_key}

@@ -1,9 +1,8 @@
-"""Step 2: the rows. The records of every new loaded file version, for the loader models to append to raw history (and the document header of JSON kinds)."""
+"""Step 2: the rows. What the manifest step landed for every new loaded file version, for the loader models to append to raw history (and the document header of JSON kinds)."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -14,43 +13,19 @@ import pyarrow as pa
 
 from agent_eval.drop_kinds import DropKind
 from agent_eval.ingest import csv_load
-from agent_eval.ingest.common import file_modified_at, resolve_drops_dir, sha256_of
-from agent_eval.ingest.encodings import decode
+from agent_eval.ingest.common import RejectedFile, resolve_drops_dir, sha256_of
 from agent_eval.ingest.kinds import kind_named
-from agent_eval.ingest.records import document_header, read_csv_header, read_records
-
-LINEAGE_FIELDS = [
-    ("source_file", pa.string()),
-    ("sha256", pa.string()),
-    ("line_number", pa.int64()),
-    ("loaded_at", pa.timestamp("us")),
-    ("reject_reason", pa.string()),
-    ("raw_text", pa.string()),
-]
-
-
-def csv_rows_schema(kind: DropKind) -> pa.Schema:
-    return pa.schema(
-        LINEAGE_FIELDS + [(name, pa.string()) for name in kind.required] + [("extra_columns", pa.string())]
-    )
-
-
-def json_rows_schema() -> pa.Schema:
-    return pa.schema(LINEAGE_FIELDS + [("record_json", pa.string())])
+from agent_eval.ingest.landing import Landed, Landing, landing_root, rows_schema, select_sql
+from agent_eval.ingest.parse import parse_csv, parse_file
 
 
 @dataclass(frozen=True)
 class PendingFile:
+    """A loaded file version the loader model's table does not hold yet."""
+
     source_file: str
     sha256: str
-    encoding: str
     loaded_at: datetime
-    # CSV kinds: what the manifest found (see csv_rows_relation)
-    loader: str | None = None
-    n_lines: int | None = None
-    n_data_records: int | None = None
-    size_bytes: int | None = None
-    modified_at: datetime | None = None
 
 
 def pending_files(dbt: Any, session: Any, kind_name: str, drop_files: Any) -> list[PendingFile]:
@@ -59,7 +34,7 @@ def pending_files(dbt: Any, session: Any, kind_name: str, drop_files: Any) -> li
     loaded = (
         drop_files.filter(f"kind = '{kind_name}' and status = 'loaded'")
         .order("observation_seq")
-        .project("source_file, sha256, encoding, loaded_at, loader, n_lines, n_data_records, size_bytes, modified_at")
+        .project("source_file, sha256, loaded_at")
         .fetchall()
     )
     done: set[tuple[str, str]] = set()
@@ -76,109 +51,76 @@ def pending_files(dbt: Any, session: Any, kind_name: str, drop_files: Any) -> li
 def load_records(dbt: Any, session: Any, kind_name: str, drop_files: Any, drops_dir: str | None) -> Any:
     """The one entry point of the record loader models
     (``models/raw/<agent>/raw_*.py``): every record of every new loaded
-    version of ``kind_name``'s files, to append to raw history. CSV kinds
-    are read by DuckDB's reader where the manifest found it exact
-    (``csv_rows_relation``), other kinds record by record (``rows_table``).
-    The model passes ``dbt.ref(...)`` and ``dbt.config.get("drops_dir")``
-    itself: dbt finds a Python model's inputs and configuration in its own
-    source."""
+    version of ``kind_name``'s files, to append to raw history, from what
+    the manifest step landed (``load_pending``). The model passes
+    ``dbt.ref(...)`` and ``dbt.config.get("drops_dir")`` itself: dbt finds
+    a Python model's inputs and configuration in its own source."""
     pending = pending_files(dbt, session, kind_name, drop_files)
-    if kind_named(kind_name).fmt == "csv":
-        return csv_rows_relation(session, kind_name, drops_dir or "", pending)
-    return rows_table(kind_name, drops_dir or "", pending)
+    return load_pending(session, kind_name, drops_dir or "", pending, landing_root(session))
 
 
 def load_headers(dbt: Any, session: Any, kind_name: str, drop_files: Any, drops_dir: str | None) -> pa.Table:
     """As ``load_records``, for the document-level fields of a JSON kind
     (one row per file version: ``headers_table``)."""
-    return headers_table(kind_name, drops_dir or "", pending_files(dbt, session, kind_name, drop_files))
+    pending = pending_files(dbt, session, kind_name, drop_files)
+    return headers_table(kind_name, drops_dir or "", pending, landing_root(session))
 
 
-def rows_table(kind_name: str, drops_dir: str | Path, pending: Iterable[PendingFile]) -> pa.Table:
-    """Every data record of the pending files as one Arrow table."""
-    kind = kind_named(kind_name)
+def _landings(
+    kind: DropKind, drops_dir: str | Path, pending: Sequence[PendingFile], landing: Landing
+) -> list[tuple[PendingFile, Landed]]:
+    """The landing of every pending version, parsing again (once) a version
+    whose landing is gone; a version whose drop file no longer has the
+    recorded bytes loads nothing (the next build observes the new bytes)."""
     root = resolve_drops_dir(drops_dir)
-    schema = csv_rows_schema(kind) if kind.fmt == "csv" else json_rows_schema()
-    columns: dict[str, list[Any]] = {name: [] for name in schema.names}
+    found = []
     for item in pending:
-        path = root / item.source_file
-        data = path.read_bytes()
-        if sha256_of(data) != item.sha256:
-            # The file changed between the manifest and this step; the next
-            # build observes the new bytes. Load nothing rather than a mix.
-            continue
-        text = decode(data, item.encoding)
-        for record in read_records(text, kind):
-            columns["source_file"].append(item.source_file)
-            columns["sha256"].append(item.sha256)
-            columns["line_number"].append(record.line_number)
-            columns["loaded_at"].append(item.loaded_at)
-            columns["reject_reason"].append(record.reject_reason)
-            columns["raw_text"].append(record.raw_text)
-            if kind.fmt == "csv":
-                values = record.values or {}
-                for name in kind.required:
-                    columns[name].append(values.get(name))
-                extra = {k: v for k, v in values.items() if k not in kind.required}
-                columns["extra_columns"].append(
-                    json.dumps(extra, ensure_ascii=False, separators=(",", ":")) if extra else None
-                )
-            else:
-                columns["record_json"].append(
-                    None if record.values is None else json.dumps(record.values, ensure_ascii=False)
-                )
-    return pa.table(columns, schema=schema)
+        landed = landing.get(kind.name, item.sha256) or _land_again(kind, root / item.source_file, item.sha256, landing)
+        if landed is not None:
+            found.append((item, landed))
+    return found
 
 
-def csv_rows_relation(
+def _land_again(kind: DropKind, path: Path, sha256: str, landing: Landing) -> Landed | None:
+    """Parse a drop file again when its landing is gone (a deleted landing
+    folder, a raw table rebuilt from the drops), if it still holds the
+    recorded bytes."""
+    try:
+        if kind.fmt == "csv":
+            scan = csv_load.scan_file(path)
+            if scan.sha256 != sha256:
+                return None
+            parse_csv(path, kind, scan, landing)
+        else:
+            data = path.read_bytes()
+            if sha256_of(data) != sha256:
+                return None
+            parse_file(data, kind, sha256, landing)
+    except (OSError, RejectedFile):
+        return None  # loads nothing; the reconciliation shows the missing rows
+    return landing.get(kind.name, sha256)
+
+
+def load_pending(
     session: duckdb.DuckDBPyConnection,
     kind_name: str,
     drops_dir: str | Path,
-    pending: Iterable[PendingFile],
+    pending: Sequence[PendingFile],
+    landing_dir: Path,
 ) -> duckdb.DuckDBPyRelation:
-    """Every data record of the pending files of a CSV kind, as one relation.
-
-    Files the manifest cleared for DuckDB (``loader = 'duckdb'``) stream from
-    ``read_csv``; the others are parsed by the exact parser (rows_table).
-    Same schema and values either way (csv_rows_schema).
-    """
+    """Every landed record of the pending versions of ``kind_name``, as one
+    relation in raw-row form (``landing.rows_schema``); nothing is read
+    into Python and no drop file is parsed again."""
     kind = kind_named(kind_name)
-    root = resolve_drops_dir(drops_dir)
-    csv_load.remove_stale_transcoded()
-    duckdb_files: list[csv_load.DuckdbFile] = []
-    exact: list[PendingFile] = []
-    for item in pending:
-        if item.loader != csv_load.LOADER_DUCKDB:
-            exact.append(item)
-            continue
-        path = root / item.source_file
-        if not path.is_file() or (path.stat().st_size != item.size_bytes or file_modified_at(path) != item.modified_at):
-            # Changed (or gone) since the manifest observed it: load nothing;
-            # the next build observes the new bytes.
-            continue
-        with path.open("rb") as handle:
-            head = handle.read(csv_load.HEAD_BYTES)
-        header = read_csv_header(head, item.encoding, kind.required, item.size_bytes <= csv_load.HEAD_BYTES)
-        if header is None:  # not within the first bytes after all: exact parser
-            exact.append(item)
-            continue
-        utf8_path = path
-        if item.encoding not in ("utf-8", "utf-8-sig"):
-            utf8_path = csv_load.transcoded_dir() / f"{item.sha256}.csv"
-            if not utf8_path.is_file():
-                csv_load.transcode_to_utf8(path, item.encoding, utf8_path)
-        duckdb_files.append(
-            csv_load.DuckdbFile(
-                source_file=item.source_file,
-                sha256=item.sha256,
-                loaded_at=item.loaded_at,
-                utf8_path=utf8_path,
-                header=header,
-                has_breaks=item.n_lines != header.n_lines + (item.n_data_records or 0),
-            )
-        )
-    python_rows = rows_table(kind_name, drops_dir, exact)
-    return csv_load.rows_relation(session, kind.required, duckdb_files, python_rows, f"{kind_name}__exact_rows")
+    landing = Landing(landing_dir)
+    parts = [
+        select_sql(landing, landed, kind, item.source_file, item.loaded_at)
+        for item, landed in _landings(kind, drops_dir, pending, landing)
+    ]
+    view = f"{kind_name}__no_rows"
+    session.register(view, rows_schema(kind).empty_table())
+    parts.append(f"select * from {view}")
+    return session.sql("\nunion all\n".join(parts))
 
 
 HEADERS_SCHEMA = pa.schema(
@@ -191,24 +133,19 @@ HEADERS_SCHEMA = pa.schema(
 )
 
 
-def headers_table(kind_name: str, drops_dir: str | Path, pending: Iterable[PendingFile]) -> pa.Table:
-    """One row per pending file of a json kind: its header as JSON text."""
+def headers_table(kind_name: str, drops_dir: str | Path, pending: Iterable[PendingFile], landing_dir: Path) -> pa.Table:
+    """One row per pending file of a json kind: its top-level fields as JSON
+    text, from its landing."""
     kind = kind_named(kind_name)
     if kind.fmt != "json" or kind.records_key is None:
         raise ValueError(f"kind {kind_name!r} has no document header")
-    root = resolve_drops_dir(drops_dir)
-    rows = []
-    for item in pending:
-        data = (root / item.source_file).read_bytes()
-        if sha256_of(data) != item.sha256:
-            continue  # changed since the manifest: the next build sees it
-        header = document_header(decode(data, item.encoding), kind)
-        rows.append(
-            {
-                "source_file": item.source_file,
-                "sha256": item.sha256,
-                "loaded_at": item.loaded_at,
-                "header_json": json.dumps(header, ensure_ascii=False),
-            }
-        )
+    rows = [
+        {
+            "source_file": item.source_file,
+            "sha256": item.sha256,
+            "loaded_at": item.loaded_at,
+            "header_json": landed.document_header,
+        }
+        for item, landed in _landings(kind, drops_dir, list(pending), Landing(landing_dir))
+    ]
     return pa.Table.from_pylist(rows, schema=HEADERS_SCHEMA)

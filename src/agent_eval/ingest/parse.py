@@ -1,0 +1,190 @@
+"""The one parse of a file version: its encoding, its whole-file checks, its record count, and its rows landed for the loader.
+
+The manifest step (``manifest.manifest_rows``) calls it for every new file
+version; a loader model calls it again only for a version whose landing is
+gone (``rows.load_pending``). Raises RejectedFile for a file that cannot be
+loaded as a whole; what it returns is what ``ops.load_log`` records.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from agent_eval.drop_kinds import DropKind
+from agent_eval.ingest import csv_load
+from agent_eval.ingest.common import RejectedFile
+from agent_eval.ingest.encodings import decode, detect_encoding, encoding_of
+from agent_eval.ingest.landing import FORM_CSV, Landed, Landing, records_schema
+from agent_eval.ingest.records import (
+    Record,
+    document_header,
+    document_records,
+    json_document,
+    read_csv_header,
+    read_records,
+)
+
+
+def records_table(records: Iterable[Record], kind: DropKind) -> pa.Table:
+    """The exact parser's records in landed form (``landing.records_schema``):
+    every record one row, a rejected one with its reason and text."""
+    schema = records_schema(kind)
+    columns: dict[str, list[Any]] = {name: [] for name in schema.names}
+    for record in records:
+        columns["line_number"].append(record.line_number)
+        columns["reject_reason"].append(record.reject_reason)
+        columns["raw_text"].append(record.raw_text)
+        if kind.fmt == "csv":
+            values = record.values or {}
+            for name in kind.required:
+                columns[name].append(values.get(name))
+            extra = {k: v for k, v in values.items() if k not in kind.required}
+            columns["extra_columns"].append(
+                json.dumps(extra, ensure_ascii=False, separators=(",", ":")) if extra else None
+            )
+        else:
+            columns["record_json"].append(
+                None if record.values is None else json.dumps(record.values, ensure_ascii=False)
+            )
+    return pa.table(columns, schema=schema)
+
+
+def _land_exact(landing: Landing, kind: DropKind, sha256: str, records: Iterable[Record], header: Any = None) -> Landed:
+    """Land the exact parser's records (all of them read before anything
+    lands: a whole-file fault found late still rejects the whole file)."""
+    table = records_table(records, kind)
+    document = None if header is None else json.dumps(header, ensure_ascii=False)
+    return landing.commit_records(kind, sha256, table, document)
+
+
+def parse_file(data: bytes, kind: DropKind, sha256: str, landing: Landing) -> dict[str, Any]:
+    """Parse a JSON or JSONL file held in memory and land its records;
+    returns the manifest's facts. Raises RejectedFile."""
+    if not data.strip():
+        raise RejectedFile("empty file")
+    encoding = detect_encoding(data)
+    text = decode(data, encoding)
+    if kind.fmt == "json":
+        document = json_document(text)
+        records: Iterator[Record] = document_records(document, kind)
+        header = document_header(document, kind)
+    else:
+        records, header = read_records(text, kind), None
+    landed = _land_exact(landing, kind, sha256, list(records), header)
+    return {"encoding": encoding, "n_data_records": landed.n_records}
+
+
+def _csv_encoding(path: Path, scan: csv_load.FileScan) -> str:
+    """``encoding_of`` a CSV file scanned in chunks (the scan found where
+    UTF-8 fails; CP949 is tried by reading the file again only then)."""
+
+    def chunks() -> Iterator[bytes]:
+        with path.open("rb") as handle:
+            while chunk := handle.read(csv_load.CHUNK_BYTES):
+                yield chunk
+
+    return encoding_of(scan.head, scan.utf8_error_offset, chunks)
+
+
+def start_csv_parse(path: Path, kind: DropKind, landing: Landing) -> csv_load.Speculation | None:
+    """Start DuckDB's parse of a file that looks like UTF-8 (from its first
+    bytes), so that it runs while the byte scan reads the file."""
+    with path.open("rb") as handle:
+        head = handle.read(csv_load.HEAD_BYTES)
+    whole = len(head) < csv_load.HEAD_BYTES
+    encoding = "utf-8-sig" if head.startswith(b"\xef\xbb\xbf") else "utf-8"
+    try:
+        header = read_csv_header(head, encoding, kind.required, whole)
+    except RejectedFile:
+        return None  # not UTF-8 after all, or a header the parse will reject
+    if header is None or _duckdb_obstacle(path, encoding, header) is not None:
+        return None
+    return csv_load.Speculation(path, header, landing.partial(kind.name))
+
+
+def parse_csv(
+    path: Path,
+    kind: DropKind,
+    scan: csv_load.FileScan,
+    landing: Landing,
+    speculation: csv_load.Speculation | None = None,
+) -> dict[str, Any]:
+    """Encoding, header check, record count and landed rows of a CSV file,
+    and which parser read it: DuckDB when its reading provably agrees with
+    the exact parser (see agent_eval.ingest.csv_load), else the exact parser
+    (``loader_note`` says why). Raises RejectedFile."""
+    counts = scan.counts
+    whole = counts.size <= csv_load.HEAD_BYTES
+    if counts.size == 0 or (whole and not scan.head.strip()):
+        raise RejectedFile("empty file")
+    encoding = _csv_encoding(path, scan)
+    facts: dict[str, Any] = {"encoding": encoding, "n_lines": counts.n_lines}
+    header = None
+    if encoding != "utf-16":
+        header = read_csv_header(scan.head, encoding, kind.required, whole)
+    note = _duckdb_obstacle(path, encoding, header)
+    if note is None and scan.has_quote_blank_quote:
+        note = 'a quote, blanks and a quote (`"a" "b"`): DuckDB would join them'
+    if speculation is not None and (note is not None or speculation.header != header or encoding == "cp949"):
+        speculation.cancel()  # it assumed UTF-8 and this header
+        speculation = None
+    if note is None and header is not None:
+        landed = _land_by_duckdb(path, kind, scan, header, encoding, landing, speculation)
+        if isinstance(landed, Landed):
+            return facts | {"n_data_records": landed.n_records, "loader": csv_load.LOADER_DUCKDB}
+        note = landed
+    text = decode(path.read_bytes(), encoding)
+    landed = _land_exact(landing, kind, scan.sha256, read_records(text, kind))
+    return facts | {"n_data_records": landed.n_records, "loader": csv_load.LOADER_PYTHON, "loader_note": note}
+
+
+def _land_by_duckdb(
+    path: Path,
+    kind: DropKind,
+    scan: csv_load.FileScan,
+    header: csv_load.Header,
+    encoding: str,
+    landing: Landing,
+    speculation: csv_load.Speculation | None,
+) -> Landed | str:
+    """DuckDB's parse of the file, landed if the verdict holds; else why not
+    (and nothing landed)."""
+    n_columns = len(header.names)
+    bom = 3 if encoding == "utf-8-sig" else 0
+    if speculation is not None:
+        target, error, counts = speculation.target, speculation.result(), scan.counts
+    else:
+        target = landing.partial(kind.name)
+        with tempfile.TemporaryDirectory(prefix="agent_eval_utf8_") as scratch:
+            utf8_path = path
+            if encoding == "cp949":
+                utf8_path = csv_load.transcode_to_utf8(path, encoding, Path(scratch) / "utf8.csv")
+            counts = scan.counts if utf8_path == path else csv_load.scan_file(utf8_path).counts
+            error = csv_load.land_csv(utf8_path, n_columns, target)
+    check = csv_load.verdict(header, counts, bom, error if error else csv_load.value_sums(target, n_columns))
+    if check.loader != csv_load.LOADER_DUCKDB:
+        target.unlink(missing_ok=True)
+        return check.loader_note or "duckdb"
+    return landing.commit(
+        Landed(kind.name, scan.sha256, FORM_CSV, check.n_records, header.names, header.n_lines, check.has_breaks),
+        target,
+    )
+
+
+def _duckdb_obstacle(path: Path, encoding: str, header: csv_load.Header | None) -> str | None:
+    """Why DuckDB's reader is not even tried on this file (None: try it)."""
+    if encoding == "utf-16":
+        return "encoding utf-16"
+    if header is None:
+        return f"header longer than {csv_load.HEAD_BYTES} bytes"
+    if "" in header.names:
+        return "header has unnamed columns"
+    if not csv_load.path_is_readable_by_duckdb(path):
+        return "path has glob characters"
+    return None
