@@ -362,3 +362,26 @@ def test_jsonl_records_are_one_per_non_blank_line(tmp_path):
     assert obs["n_data_records"] == 5
     assert [r["line_number"] for r in rows] == [1, 4, 5, 6, 8]
     assert [r["reject_reason"] is None for r in rows] == [True, False, False, False, False]
+
+
+def test_the_loader_packages_imports_run_one_way():
+    """common <- encodings <- csv_load <- records <- landing <- parse <-
+    manifest / rows (kinds at the bottom, beside common): no module imports
+    one at its own level or above it (the package's docstring)."""
+    import ast
+
+    level = {"common": 0, "kinds": 0, "encodings": 1, "csv_load": 2, "records": 3, "landing": 4, "parse": 5}
+    level |= {"manifest": 6, "rows": 6}
+    folder = Path(ingest.__file__).parent
+    assert {p.stem for p in folder.glob("*.py")} - {"__init__"} == set(level)
+    for name, own in level.items():
+        tree = ast.parse((folder / f"{name}.py").read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "agent_eval.ingest":
+                imported = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("agent_eval.ingest."):
+                imported = [node.module.rsplit(".", 1)[1]]
+            else:
+                continue
+            for other in imported:
+                assert level[other] < own, f"ingest/{name}.py imports {other}"
