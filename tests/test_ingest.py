@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from agent_eval import ingest
@@ -385,3 +387,40 @@ def test_the_loader_packages_imports_run_one_way():
                 continue
             for other in imported:
                 assert level[other] < own, f"ingest/{name}.py imports {other}"
+
+
+def test_a_dataset_is_parsed_once_for_its_cases_and_its_header(tmp_path, monkeypatch):
+    """The summary dataset's cases and its top-level fields come from the
+    manifest's one parse (the loaders parse nothing: json.loads is not
+    called again), and again from the file once its landing is gone."""
+    import json
+
+    from agent_eval.ingest import records
+
+    dataset = {
+        "name": "claims",
+        "thresholds": {"faithfulness": 0.7},
+        "test_cases": [{"id": "c1", "answer": "a", "contexts": ["x"]}, {"id": "c2", "answer": "b", "contexts": []}],
+    }
+    drops, landing = tmp_path / "drops", tmp_path / "landing"
+    _write(drops, "2026-11-01/summary_claims.json", json.dumps(dataset).encode())
+    (obs,) = ingest.manifest_rows(drops, landing=landing)
+    assert (obs["status"], obs["n_data_records"]) == ("loaded", 2)
+    pending = [ingest.PendingFile(obs["source_file"], obs["sha256"], obs["loaded_at"])]
+    parses = []  # parses of the document (the test's own json.loads of a case are not)
+    real_loads = json.loads
+
+    def loads(text, **kw):
+        parses.extend(["document"] if '"test_cases"' in text else [])
+        return real_loads(text, **kw)
+
+    monkeypatch.setattr(records.json, "loads", loads)
+    relation = ingest.load_pending(duckdb.connect(), "summary", drops, pending, landing)
+    cases = [json.loads(r[0]) for r in relation.order("line_number").project("record_json").fetchall()]
+    (header,) = ingest.headers_table("summary", drops, pending, landing).to_pylist()
+    assert parses == []
+    assert [c["id"] for c in cases] == ["c1", "c2"]
+    assert json.loads(header["header_json"]) == {"name": "claims", "thresholds": {"faithfulness": 0.7}}
+    shutil.rmtree(landing)
+    (again,) = ingest.headers_table("summary", drops, pending, landing).to_pylist()
+    assert again["header_json"] == header["header_json"] and parses == ["document"]
