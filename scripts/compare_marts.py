@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
             (work / side).mkdir(exist_ok=True)
             drops = work / side / "drops"  # each build its own copy: a build may write nothing there, but be sure
             shutil.rmtree(drops, ignore_errors=True)
-            shutil.copytree(args.drops, drops)
+            shutil.copytree(args.drops, drops, symlinks=True)  # a broken link is part of a night
             print(f"compare_marts: building {args.drops} with the {side} ({project})", flush=True)
             results[side] = build(project, drops, work / side, pythonpath)
         failed = [
