@@ -9,6 +9,7 @@ path is really taken on clean files and that it never changes a row.
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import tempfile
@@ -58,9 +59,19 @@ def exact_rows(root: Path, obs: dict) -> list[dict]:
 
 
 def load_both_ways(root: Path) -> list[tuple[dict, list[dict], list[dict]]]:
-    """For each file: its manifest row, the rows as loaded, the exact parser's rows."""
+    """For each file: its manifest row, the rows as loaded, the exact parser's rows.
+
+    Also checks that the manifest's parses left exactly one landing per
+    loaded version in the landing folder (no partial file of a cancelled or
+    failed DuckDB parse) and that the loader parsed nothing."""
     out = []
-    for obs, loaded in observe_and_load(root, root.parent / f"{root.name}.landing"):
+    landing = root.with_name(f"{root.name}.landing")
+    observed = observe_and_load(root, landing)
+    loaded_shas = {obs["sha256"] for obs, _ in observed if obs["status"] == "loaded"}
+    folder = landing / "resume_agent"
+    present = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+    assert present == sorted(f"{sha}.{ext}" for sha in loaded_shas for ext in ("json", "parquet"))
+    for obs, loaded in observed:
         if obs["status"] == "repeat":  # damage that left the bytes as they were
             continue
         assert obs["status"] == "loaded", obs
@@ -77,8 +88,8 @@ def test_clean_file_with_multiline_cells_is_read_by_duckdb_with_exact_lines(tmp_
         row("r", "i3", "q3", "T1", "", "", "", "2/1", "", "", "", "", "", '{"a": [1, 2], "b": ""}'),
         row("r", "i4", "q4", "3", "끝,쉼표"),
     ]
-    write(tmp_path, "multi", csv_text(rows).encode("utf-8"))
-    ((obs, loaded, exact),) = load_both_ways(tmp_path)
+    write(tmp_path / "drops", "multi", csv_text(rows).encode("utf-8"))
+    ((obs, loaded, exact),) = load_both_ways(tmp_path / "drops")
     assert obs["loader"] == "duckdb", obs["loader_note"]
     # header 1, i1 2-3, i2 4-6 (\r\n and a lone \r inside cells), i3 7, i4 8
     assert [r["line_number"] for r in loaded] == [2, 4, 7, 8]
@@ -105,8 +116,8 @@ def test_clean_file_with_multiline_cells_is_read_by_duckdb_with_exact_lines(tmp_
     ],
 )
 def test_clean_files_are_read_by_duckdb_and_equal_the_exact_parser(tmp_path, name, text, encoding):
-    write(tmp_path, name, text.encode(encoding))
-    ((obs, loaded, exact),) = load_both_ways(tmp_path)
+    write(tmp_path / "drops", name, text.encode(encoding))
+    ((obs, loaded, exact),) = load_both_ways(tmp_path / "drops")
     assert obs["encoding"] == encoding
     assert obs["loader"] == "duckdb", obs["loader_note"]
     assert loaded == exact
@@ -133,8 +144,8 @@ def test_clean_files_are_read_by_duckdb_and_equal_the_exact_parser(tmp_path, nam
     ],
 )
 def test_files_duckdb_would_misread_go_to_the_exact_parser(tmp_path, name, text, note):
-    write(tmp_path, name, text.encode("utf-8"))
-    ((obs, loaded, exact),) = load_both_ways(tmp_path)
+    write(tmp_path / "drops", name, text.encode("utf-8"))
+    ((obs, loaded, exact),) = load_both_ways(tmp_path / "drops")
     assert obs["loader"] == "python"
     assert obs["loader_note"].startswith(note), obs["loader_note"]
     assert loaded == exact
@@ -272,3 +283,46 @@ def test_a_cp949_file_is_parsed_by_duckdb_through_a_utf8_copy_removed_at_once(tm
     assert (obs["encoding"], obs["loader"]) == ("cp949", "duckdb")
     assert [r["질의"] for r in loaded] == [r["질의"] for r in exact] == ["여성 지원자만 보여줘"]
     assert list((tmp_path / "tmp").iterdir()) == []
+
+
+def test_a_csv_file_is_parsed_once_by_the_manifest_and_never_by_the_loader(tmp_path, monkeypatch):
+    parses: list[str] = []
+    real_land = csv_load.land_csv
+    monkeypatch.setattr(
+        csv_load, "land_csv", lambda path, *a, **kw: parses.append(path.name) or real_land(path, *a, **kw)
+    )
+    drops, landing = tmp_path / "drops", tmp_path / "landing"
+    write(drops, "once", csv_text([row("r", "i1", "q1", "1"), row("r", "i2", "q2", "2", "두\n줄")]).encode())
+    (obs,) = ingest.manifest_rows(drops, landing=landing)
+    assert (obs["loader"], parses) == ("duckdb", ["resume_agent_once.csv"])
+    pending = ingest.PendingFile(obs["source_file"], obs["sha256"], obs["loaded_at"])
+    relation = ingest.load_pending(duckdb.connect(), "resume_agent", drops, [pending], landing)
+    assert [r[2] for r in relation.order("line_number").fetchall()] == [2, 3]
+    assert parses == ["resume_agent_once.csv"]
+
+
+def test_a_csv_file_that_changes_while_the_manifest_reads_it_is_not_recorded(tmp_path, monkeypatch):
+    """The byte scan and DuckDB's parse read the file at once: if it changes
+    meanwhile, nothing of it is recorded or landed; the next build sees it."""
+    drops, landing = tmp_path / "drops", tmp_path / "landing"
+    path = write(drops, "moving", csv_text([row("r", "i1", "q1", "1")]).encode())
+    real_sums = csv_load.value_sums
+
+    def sums_while_the_file_grows(*args):
+        path.write_bytes(csv_text([row("r", "i1", "q1", "1"), row("r", "i2", "q2", "2")]).encode())
+        return real_sums(*args)
+
+    monkeypatch.setattr(csv_load, "value_sums", sums_while_the_file_grows)
+    assert ingest.manifest_rows(drops, landing=landing) == []
+    assert list((landing / "resume_agent").iterdir()) == []
+    monkeypatch.setattr(csv_load, "value_sums", real_sums)
+    (obs,) = ingest.manifest_rows(drops, landing=landing)
+    assert (obs["status"], obs["n_data_records"]) == ("loaded", 2)
+
+
+def test_the_landing_folder_is_beside_the_warehouse_file_or_private_to_the_process(tmp_path):
+    with duckdb.connect(str(tmp_path / "w.duckdb")) as con:
+        assert ingest.landing_root(con) == tmp_path / "w.duckdb.landing"
+    with duckdb.connect() as con:
+        root = ingest.landing_root(con)
+    assert root.name == f"memory-{os.getpid()}" and root.parent.name == f"agent_eval_landing-{os.getuid()}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -356,7 +357,7 @@ def test_jsonl_records_are_one_per_non_blank_line(tmp_path):
     """One record per non-blank line, whatever it holds: a valid object, a
     line that is not JSON, a JSON value that is not an object, a missing
     field, blank and whitespace-only lines skipped, CR LF and a last line
-    without a line break. The manifest's count and the loaded rows agree."""
+    without a line break."""
     text = '{"itemId": 1, "queryId": "q", "raw": "{}"}\r\n\n   \nnot json\n[1, 2]\n{"itemId": 2}\n\t\n{"a": 1}'
     _write(tmp_path / "drops", "2026-11-01/recruit_agent_a.jsonl", text.encode())
     ((obs, rows),) = observe_and_load(tmp_path / "drops", tmp_path / "landing")
@@ -393,8 +394,6 @@ def test_a_dataset_is_parsed_once_for_its_cases_and_its_header(tmp_path, monkeyp
     """The summary dataset's cases and its top-level fields come from the
     manifest's one parse (the loaders parse nothing: json.loads is not
     called again), and again from the file once its landing is gone."""
-    import json
-
     from agent_eval.ingest import records
 
     dataset = {
@@ -424,3 +423,40 @@ def test_a_dataset_is_parsed_once_for_its_cases_and_its_header(tmp_path, monkeyp
     shutil.rmtree(landing)
     (again,) = ingest.headers_table("summary", drops, pending, landing).to_pylist()
     assert again["header_json"] == header["header_json"] and parses == ["document"]
+
+
+def test_a_lone_surrogate_escape_rejects_its_record_not_the_night(tmp_path):
+    """\\ud800 alone is valid JSON syntax but no character (no UTF-8): the
+    line or case holding it is a rejected record with its reason, the
+    others load (it used to stop its kind's loader); in a dataset's
+    top-level fields it rejects the file."""
+    reason = "invalid_json: a \\u escape of a lone surrogate (\\ud800-\\udfff) is not a character"
+    drops = tmp_path / "drops"
+    _write(
+        drops,
+        "2026-11-01/recruit_agent_a.jsonl",
+        b'{"itemId": 1, "queryId": "q", "raw": "\\ud800"}\n{"itemId": 2, "queryId": "q", "raw": "\\ud83d\\ude00"}\n',
+    )
+
+    def case(n: int, answer: str) -> str:  # the answer as written in the file
+        return '{"id": "c' + str(n) + '", "answer": "' + answer + '", "contexts": []}'
+
+    _write(
+        drops,
+        "2026-11-01/summary_a.json",
+        ('{"test_cases": [' + case(1, "\\udfff") + ", " + case(2, "ok") + "]}").encode(),
+    )
+    _write(drops, "2026-11-01/summary_b.json", ('{"name": "\\ud800", "test_cases": [' + case(1, "ok") + "]}").encode())
+    observed = {obs["source_file"]: (obs, rows) for obs, rows in observe_and_load(drops, tmp_path / "landing")}
+    obs, rows = observed["2026-11-01/recruit_agent_a.jsonl"]
+    assert [(r["line_number"], r["reject_reason"]) for r in rows] == [(1, reason), (2, None)]
+    assert json.loads(rows[1]["record_json"])["raw"] == "\U0001f600"
+    obs, rows = observed["2026-11-01/summary_a.json"]
+    assert [(r["line_number"], r["reject_reason"]) for r in rows] == [(0, reason), (1, None)]
+    assert json.loads(rows[0]["raw_text"])["answer"] == "\udfff"  # kept as its escape
+    obs, rows = observed["2026-11-01/summary_b.json"]
+    assert (obs["status"], obs["reject_reason"], rows) == (
+        "rejected",
+        "not valid JSON: a \\u escape of a lone surrogate (\\ud800-\\udfff) is not a character, in a top-level field",
+        [],
+    )

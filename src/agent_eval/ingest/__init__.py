@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from agent_eval.ingest import csv_load
 from agent_eval.ingest.common import (
+    FileChanged,
     RejectedFile,
     is_drop_date,
     max_record_bytes,
@@ -46,7 +47,7 @@ from agent_eval.ingest.common import (
 )
 from agent_eval.ingest.encodings import decode, detect_encoding, encoding_of
 from agent_eval.ingest.kinds import kind_named, kinds, match_kind, match_kind_ignoring_case
-from agent_eval.ingest.landing import Landing, landing_root, rows_schema
+from agent_eval.ingest.landing import landing_root
 from agent_eval.ingest.manifest import Observation, manifest_rows, manifest_table
 from agent_eval.ingest.parse import records_table
 from agent_eval.ingest.records import read_csv_header, read_records
@@ -60,7 +61,7 @@ from agent_eval.ingest.rows import (
 )
 
 __all__ = [
-    "Landing",
+    "FileChanged",
     "Observation",
     "PendingFile",
     "RejectedFile",
@@ -87,6 +88,5 @@ __all__ = [
     "read_records",
     "records_table",
     "resolve_drops_dir",
-    "rows_schema",
     "sha256_of",
 ]

@@ -1,4 +1,4 @@
-"""Small parts every step of the loader shares: the error of a file that cannot be loaded, hashing, drop dates, the drops folder, the record size limit."""
+"""Small parts every step of the loader shares: the errors of a file that cannot be loaded or changed while read, hashing, drop dates, the drops folder, the record size limit."""
 
 from __future__ import annotations
 
@@ -11,6 +11,11 @@ from pathlib import Path
 
 class RejectedFile(Exception):
     """The whole file cannot be loaded; the message is the recorded reason."""
+
+
+class FileChanged(Exception):
+    """The file changed while it was read (its size or modification time):
+    nothing of it is recorded; the next build reads the new bytes."""
 
 
 def sha256_of(data: bytes) -> str:

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import codecs
 import hashlib
+import os
 import re
 import threading
 from collections.abc import Sequence
@@ -84,6 +85,7 @@ class FileScan:
     counts: ByteCounts
     utf8_error_offset: int | None  # None: valid UTF-8
     head: bytes  # the first HEAD_BYTES bytes
+    stat: tuple[int, int]  # (size, modification time in ns) when the scan opened the file
     # A closing quote, blanks, then another quote (`"a" "b"`): DuckDB joins
     # the two quoted parts into one value where the exact parser sees a
     # malformed record, and no byte goes missing, so the byte accounting
@@ -170,6 +172,7 @@ def scan_file(path: Path) -> FileScan:
     suspicious = False
     tail = b""  # end of the previous chunk that a pattern could continue
     with path.open("rb") as handle:
+        opened = os.fstat(handle.fileno())
         while chunk := handle.read(CHUNK_BYTES):
             digest.update(chunk)
             if not head:
@@ -201,7 +204,17 @@ def scan_file(path: Path) -> FileScan:
         n_quote_bytes=n_quote,
         n_break_bytes=n_lf + n_cr,
     )
-    return FileScan(digest.hexdigest(), counts, validator.error_offset, head, suspicious)
+    stat = (opened.st_size, opened.st_mtime_ns)
+    return FileScan(digest.hexdigest(), counts, validator.error_offset, head, stat, suspicious)
+
+
+def unchanged_since(path: Path, scan: FileScan) -> bool:
+    """The file has the size and modification time it had when scanned."""
+    try:
+        now = path.stat()
+    except OSError:
+        return False
+    return (now.st_size, now.st_mtime_ns) == scan.stat
 
 
 # ---------------------------------------------------------------------------
@@ -316,8 +329,9 @@ def land_csv(utf8_path: Path, n_columns: int, target: Path, con: duckdb.DuckDBPy
             con.close()
 
 
-def value_sums(landed: Path, n_columns: int) -> ValueSums:
-    """Records and sums over every value of a landed file (land_csv)."""
+def value_sums(landed: Path, n_columns: int) -> ValueSums | str:
+    """Records and sums over every value of a landed file (land_csv); the
+    error message if DuckDB cannot compute them."""
     columns = [f"c{i}" for i in range(n_columns)]
 
     def total(expr: Any) -> str:
@@ -336,16 +350,19 @@ def value_sums(landed: Path, n_columns: int) -> ValueSums:
         + total(line_breaks_sql)
         + f" from read_parquet({sql_str(str(landed))})"
     )
-    with duckdb.connect() as con:
-        ((*sums,),) = con.execute(query).fetchall()
-        return ValueSums(*sums)
+    try:
+        with duckdb.connect() as con:
+            ((*sums,),) = con.execute(query).fetchall()
+    except duckdb.Error as err:
+        return "duckdb: " + str(err).splitlines()[0][:200]
+    return ValueSums(*sums)
 
 
 def verdict(header: Header, counts: ByteCounts, bom: int, sums: ValueSums | str) -> CsvCheck:
     """DuckDB when its reading accounts for every line and byte of the file.
 
-    Otherwise python, with ``loader_note`` saying why (the caller then counts
-    with the exact parser).
+    Otherwise python, with ``loader_note`` saying why (the caller then reads
+    the file with the exact parser).
     """
     if isinstance(sums, str):
         return CsvCheck(-1, LOADER_PYTHON, sums)

@@ -23,11 +23,13 @@ The folder sits beside the warehouse file (``<warehouse>.duckdb.landing/``),
 so it belongs to one warehouse and one build at a time (DuckDB's file lock).
 The manifest step empties it before it lands a build's new versions (every
 loader of the build before has read its landings, or failed), and loaders
-only read it, so two loaders of one kind (summary's cases and datasets)
-never race. What stays between builds is the last build's new versions. A
-version whose landing is gone (a failed build's, a deleted folder, a raw
-table rebuilt from the drops) is parsed again from its drop file by its
-loader (``rows.load_pending``), if its bytes still have the recorded sha256.
+only read it: two loaders of one kind (summary's cases and datasets) read
+one landing, and neither removes what the other reads. What stays between
+builds is the last build's new versions. A version whose landing is gone
+(a failed build's, a deleted folder, a raw table rebuilt from the drops) is
+parsed again from its drop file by its loader (``rows.load_pending``), if
+its bytes still have the recorded sha256; two loaders of one kind may then
+both parse it and rename identical files into place (atomic on POSIX).
 """
 
 from __future__ import annotations
@@ -99,15 +101,18 @@ class Landed:
 
 def landing_root(con: duckdb.DuckDBPyConnection) -> Path:
     """The landing folder of the warehouse ``con`` is connected to:
-    ``<database file>.landing`` beside a file; for a database that is not a
-    local file (MotherDuck, in memory) a folder per database name in the
-    system's temporary folder."""
+    ``<database file>.landing`` beside a file. A database that is not a
+    local file lands in the user's own folder under the system's temporary
+    folder: per database name for MotherDuck (``md:``; two builds of one
+    MotherDuck database at once would share it, as they share the
+    database), per process for an in-memory database."""
     ((name, path),) = con.execute(
         "select database_name, path from duckdb_databases() where database_name = current_database()"
     ).fetchall()
     if path and not str(path).startswith("md:") and path != ":memory:":
         return Path(str(path) + ".landing").resolve()
-    return Path(tempfile.gettempdir()) / "agent_eval_landing" / name
+    scratch = Path(tempfile.gettempdir()) / f"agent_eval_landing-{os.getuid()}"
+    return scratch / (name if path and str(path).startswith("md:") else f"memory-{os.getpid()}")
 
 
 class Landing:
@@ -158,6 +163,11 @@ class Landing:
         if not self.rows_path(kind, sha256).is_file():
             return None
         return Landed(**meta)
+
+    def discard(self, kind: str, sha256: str) -> None:
+        """Remove a version's landing (rows that are not those bytes')."""
+        self.meta_path(kind, sha256).unlink(missing_ok=True)
+        self.rows_path(kind, sha256).unlink(missing_ok=True)
 
     def clear(self) -> None:
         """Remove every landing (the manifest step, before it lands a build's

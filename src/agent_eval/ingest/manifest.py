@@ -15,7 +15,14 @@ import pyarrow as pa
 
 from agent_eval.drop_kinds import DATE_DIR, DropKind
 from agent_eval.ingest import csv_load
-from agent_eval.ingest.common import RejectedFile, file_modified_at, is_drop_date, resolve_drops_dir, sha256_of
+from agent_eval.ingest.common import (
+    FileChanged,
+    RejectedFile,
+    file_modified_at,
+    is_drop_date,
+    resolve_drops_dir,
+    sha256_of,
+)
 from agent_eval.ingest.kinds import match_kind, match_kind_ignoring_case
 from agent_eval.ingest.landing import Landing
 from agent_eval.ingest.parse import parse_csv, parse_file, start_csv_parse
@@ -300,13 +307,11 @@ def _observations(
             except RejectedFile as err:
                 row["status"] = "rejected"
                 row["reject_reason"] = str(err)
+            except FileChanged:
+                continue  # changed while read: the next build observes the new bytes
             finally:
                 if speculation is not None:
                     speculation.cancel()  # a no-op once its landing was used
-            if scan is not None and _changed_since(path, modified_at, size_now):
-                # a CSV file is read twice at once (the byte scan and DuckDB's
-                # parse): bytes that changed meanwhile are observed next build
-                continue
             if row["status"] == "loaded":
                 loaded_sha_path[sha] = relative
                 loaded_by_path.setdefault(relative, set()).add(sha)
@@ -321,13 +326,6 @@ def _observations(
                 | {"status": "removed", "reject_reason": REMOVED}
             )
     return rows
-
-
-def _changed_since(path: Path, modified_at: datetime, size: int) -> bool:
-    try:
-        return file_modified_at(path) != modified_at or path.stat().st_size != size
-    except OSError:
-        return True
 
 
 def manifest_table(rows: list[dict[str, Any]]) -> pa.Table:

@@ -3,7 +3,9 @@
 The manifest step (``manifest.manifest_rows``) calls it for every new file
 version; a loader model calls it again only for a version whose landing is
 gone (``rows.load_pending``). Raises RejectedFile for a file that cannot be
-loaded as a whole; what it returns is what ``ops.load_log`` records.
+loaded as a whole, FileChanged for a CSV file that changed while it was
+read (nothing of it lands); what it returns is what ``ops.load_log``
+records.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import pyarrow as pa
 
 from agent_eval.drop_kinds import DropKind
 from agent_eval.ingest import csv_load
-from agent_eval.ingest.common import RejectedFile
+from agent_eval.ingest.common import FileChanged, RejectedFile
 from agent_eval.ingest.encodings import decode, detect_encoding, encoding_of
 from agent_eval.ingest.landing import FORM_CSV, Landed, Landing, records_schema
 from agent_eval.ingest.records import (
@@ -118,7 +120,23 @@ def parse_csv(
     """Encoding, header check, record count and landed rows of a CSV file,
     and which parser read it: DuckDB when its reading provably agrees with
     the exact parser (see agent_eval.ingest.csv_load), else the exact parser
-    (``loader_note`` says why). Raises RejectedFile."""
+    (``loader_note`` says why). Raises RejectedFile, or FileChanged when the
+    file's size or modification time moved since ``scan`` opened it (the
+    scan, DuckDB's parse and the exact parser each read it)."""
+    facts = _parse_csv(path, kind, scan, landing, speculation)
+    if not csv_load.unchanged_since(path, scan):
+        landing.discard(kind.name, scan.sha256)
+        raise FileChanged(str(path))
+    return facts
+
+
+def _parse_csv(
+    path: Path,
+    kind: DropKind,
+    scan: csv_load.FileScan,
+    landing: Landing,
+    speculation: csv_load.Speculation | None,
+) -> dict[str, Any]:
     counts = scan.counts
     whole = counts.size <= csv_load.HEAD_BYTES
     if counts.size == 0 or (whole and not scan.head.strip()):
@@ -167,7 +185,7 @@ def _land_by_duckdb(
                 utf8_path = csv_load.transcode_to_utf8(path, encoding, Path(scratch) / "utf8.csv")
             counts = scan.counts if utf8_path == path else csv_load.scan_file(utf8_path).counts
             error = csv_load.land_csv(utf8_path, n_columns, target)
-    check = csv_load.verdict(header, counts, bom, error if error else csv_load.value_sums(target, n_columns))
+    check = csv_load.verdict(header, counts, bom, error or csv_load.value_sums(target, n_columns))
     if check.loader != csv_load.LOADER_DUCKDB:
         target.unlink(missing_ok=True)
         return check.loader_note or "duckdb"

@@ -1,4 +1,4 @@
-"""Reading the data records of a drop file: CSV (header + records, with the physical line each starts on), JSONL (one object per line), JSON (a document whose records are a list); counting them."""
+"""The exact parser: the data records of a drop file, CSV (header + records, with the physical line each starts on), JSONL (one object per line), JSON (a document whose records are a list)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import codecs
 import csv
 import io
 import json
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -13,6 +14,16 @@ from typing import Any
 from agent_eval.drop_kinds import DropKind
 from agent_eval.ingest import csv_load
 from agent_eval.ingest.common import RejectedFile, clipped, max_record_bytes, too_large
+
+# A \u escape of a surrogate outside a pair (\ud800 alone) parses to a
+# Python string that is no text: it has no UTF-8 and no column can hold it.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # in JSON text: the precise check is needed
+LONE_SURROGATE = "invalid_json: a \\u escape of a lone surrogate (\\ud800-\\udfff) is not a character"
+
+
+def _holds_lone_surrogate(value: Any) -> bool:
+    return _SURROGATE.search(json.dumps(value, ensure_ascii=False)) is not None
 
 
 @dataclass
@@ -157,6 +168,9 @@ def _jsonl_records(text: str, required: Sequence[str]) -> Iterator[Record]:
         if missing:
             yield Record(number, None, line, "missing_required_field: " + ", ".join(missing))
             continue
+        if _SURROGATE_ESCAPE.search(stripped) and _holds_lone_surrogate(value):
+            yield Record(number, None, line, LONE_SURROGATE)
+            continue
         yield Record(number, value)
 
 
@@ -190,6 +204,9 @@ def document_records(document: Any, kind: DropKind) -> Iterator[Record]:
         if missing:
             raise RejectedFile(f"not a valid dataset: {kind.records_key}[{index}] lacks " + ", ".join(missing))
         text = json.dumps(item, ensure_ascii=False)
+        if _SURROGATE.search(text):
+            yield Record(index, None, clipped(json.dumps(item)), LONE_SURROGATE)
+            continue
         size = len(text.encode()) if len(text) * 4 > limit else 0  # as in _csv_records
         if size > limit:
             yield Record(index, None, clipped(text), too_large(size))
@@ -214,4 +231,7 @@ def document_header(document: Any, kind: DropKind) -> dict[str, Any] | None:
     records are a list, without that list (None for other kinds)."""
     if kind.fmt != "json" or kind.records_key is None or not isinstance(document, dict):
         return None
-    return {k: v for k, v in document.items() if k != kind.records_key}
+    header = {k: v for k, v in document.items() if k != kind.records_key}
+    if _holds_lone_surrogate(header):
+        raise RejectedFile(f"not valid JSON: {LONE_SURROGATE.removeprefix('invalid_json: ')}, in a top-level field")
+    return header

@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from agent_eval.drop_kinds import DropKind
 from agent_eval.ingest import csv_load
-from agent_eval.ingest.common import RejectedFile, resolve_drops_dir, sha256_of
+from agent_eval.ingest.common import FileChanged, RejectedFile, resolve_drops_dir, sha256_of
 from agent_eval.ingest.kinds import kind_named
 from agent_eval.ingest.landing import Landed, Landing, landing_root, rows_schema, select_sql
 from agent_eval.ingest.parse import parse_csv, parse_file
@@ -82,9 +82,11 @@ def _landings(
 
 
 def _land_again(kind: DropKind, path: Path, sha256: str, landing: Landing) -> Landed | None:
-    """Parse a drop file again when its landing is gone (a deleted landing
-    folder, a raw table rebuilt from the drops), if it still holds the
-    recorded bytes."""
+    """Parse a drop file again when its landing is gone (a failed build's, a
+    deleted landing folder, a raw table rebuilt from the drops), if it still
+    holds the recorded bytes. None when it does not (changed, gone, or
+    changed while read): nothing of it is loaded, and
+    ``ops.file_reconciliation`` shows the version's missing rows."""
     try:
         if kind.fmt == "csv":
             scan = csv_load.scan_file(path)
@@ -96,8 +98,8 @@ def _land_again(kind: DropKind, path: Path, sha256: str, landing: Landing) -> La
             if sha256_of(data) != sha256:
                 return None
             parse_file(data, kind, sha256, landing)
-    except (OSError, RejectedFile):
-        return None  # loads nothing; the reconciliation shows the missing rows
+    except (OSError, RejectedFile, FileChanged):
+        return None
     return landing.get(kind.name, sha256)
 
 
