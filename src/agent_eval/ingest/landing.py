@@ -44,7 +44,6 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from agent_eval.drop_kinds import DropKind
 from agent_eval.ingest import csv_load
@@ -149,7 +148,8 @@ class Landing:
 
     def commit_records(self, kind: DropKind, sha256: str, records: pa.Table, document_header: str | None) -> Landed:
         rows = self.partial(kind.name)
-        pq.write_table(records, rows, compression="snappy")
+        with duckdb.connect() as con:  # pyarrow.parquet would add its import to every load
+            con.from_arrow(records).to_parquet(str(rows), compression="snappy")
         return self.commit(
             Landed(kind.name, sha256, FORM_RECORDS, records.num_rows, None, None, False, document_header), rows
         )
