@@ -63,7 +63,9 @@ def load_both_ways(root: Path) -> list[tuple[dict, list[dict], list[dict]]]:
 
     Also checks that the manifest's parses left exactly one landing per
     loaded version in the landing folder (no partial file of a cancelled or
-    failed DuckDB parse) and that the loader parsed nothing."""
+    failed DuckDB parse). For a file the exact parser read, ``loaded ==
+    exact`` checks the landing's round trip and the loader's SELECT; for a
+    file DuckDB read, it checks DuckDB against the exact parser."""
     out = []
     landing = root.with_name(f"{root.name}.landing")
     observed = observe_and_load(root, landing)
@@ -326,3 +328,23 @@ def test_the_landing_folder_is_beside_the_warehouse_file_or_private_to_the_proce
     with duckdb.connect() as con:
         root = ingest.landing_root(con)
     assert root.name == f"memory-{os.getpid()}" and root.parent.name == f"agent_eval_landing-{os.getuid()}"
+
+
+def test_a_csv_file_rewritten_while_its_rejection_is_read_is_not_recorded(tmp_path, monkeypatch):
+    """A file being rewritten can look broken to whichever parser reads it
+    then: when the file moved, that is no verdict on it (FileChanged)."""
+    from agent_eval.ingest import parse
+
+    drops, landing = tmp_path / "drops", tmp_path / "landing"
+    ragged = ",".join(HEADER) + "\nr,i1,q1\n"  # DuckDB fails: the exact parser reads it
+    path = write(drops, "rewritten", ragged.encode())
+
+    def decode_while_rewritten(data, encoding):
+        path.write_bytes(csv_text([row("r", "i1", "q1", "1"), row("r", "i2", "q2", "2")]).encode())
+        raise UnicodeDecodeError(encoding, data, 0, 1, "half a file")
+
+    monkeypatch.setattr(parse, "decode", decode_while_rewritten)
+    assert ingest.manifest_rows(drops, landing=landing) == []
+    monkeypatch.undo()
+    (obs,) = ingest.manifest_rows(drops, landing=landing)
+    assert (obs["status"], obs["loader"], obs["n_data_records"]) == ("loaded", "duckdb", 2)

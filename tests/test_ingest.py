@@ -460,3 +460,27 @@ def test_a_lone_surrogate_escape_rejects_its_record_not_the_night(tmp_path):
         "not valid JSON: a \\u escape of a lone surrogate (\\ud800-\\udfff) is not a character, in a top-level field",
         [],
     )
+
+
+def test_a_lone_surrogate_in_a_whole_document_or_a_rejection_reason_does_not_stop_the_night(tmp_path):
+    """The other places a lone surrogate reached: an engagement expected.json
+    (its one record) and a rejection reason that quotes a key of the file."""
+    drops = tmp_path / "drops"
+    _write(
+        drops,
+        "2026-11-01/engagement/run-1/expected.json",
+        b'{"description": "\\ud800", "expected": {"likeCount": 3}}',
+    )
+    _write(
+        drops,
+        "2026-11-01/engagement/run-2/expected.json",
+        b'{"expected": {"likeCount": 3}, "perPersona": {"\\ud800": "not an object"}}',
+    )
+    observed = {obs["source_file"]: (obs, rows) for obs, rows in observe_and_load(drops, tmp_path / "landing")}
+    obs, rows = observed["2026-11-01/engagement/run-1/expected.json"]
+    assert (obs["status"], obs["n_data_records"]) == ("loaded", 1)
+    ((record,),) = [[(r["reject_reason"], json.loads(r["raw_text"])["description"]) for r in rows]]
+    assert record == ("invalid_json: a \\u escape of a lone surrogate (\\ud800-\\udfff) is not a character", "\ud800")
+    obs, rows = observed["2026-11-01/engagement/run-2/expected.json"]
+    assert (obs["status"], rows) == ("rejected", [])
+    assert "['\\ud800']" in obs["reject_reason"], obs["reject_reason"]  # the key's escape, as text

@@ -15,7 +15,8 @@ Two steps, one mechanism for every input kind:
    changes nothing.
 2. :func:`load_records` returns the landed records of the observations
    marked ``loaded`` that are not yet in the kind's raw table, as raw rows;
-   no drop file is read again. Every data record is one row, the ones that
+   no drop file is read again (unless its landing is gone: then it is
+   parsed again, if it still has the recorded bytes). Every data record is one row, the ones that
    cannot be parsed included (with ``reject_reason`` and their raw text),
    so rows are never dropped.
 

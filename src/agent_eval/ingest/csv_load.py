@@ -85,7 +85,7 @@ class FileScan:
     counts: ByteCounts
     utf8_error_offset: int | None  # None: valid UTF-8
     head: bytes  # the first HEAD_BYTES bytes
-    stat: tuple[int, int]  # (size, modification time in ns) when the scan opened the file
+    stat: tuple[int, ...]  # file_identity() when the scan opened the file
     # A closing quote, blanks, then another quote (`"a" "b"`): DuckDB joins
     # the two quoted parts into one value where the exact parser sees a
     # malformed record, and no byte goes missing, so the byte accounting
@@ -204,17 +204,25 @@ def scan_file(path: Path) -> FileScan:
         n_quote_bytes=n_quote,
         n_break_bytes=n_lf + n_cr,
     )
-    stat = (opened.st_size, opened.st_mtime_ns)
-    return FileScan(digest.hexdigest(), counts, validator.error_offset, head, stat, suspicious)
+    return FileScan(digest.hexdigest(), counts, validator.error_offset, head, file_identity(opened), suspicious)
+
+
+def file_identity(stat: os.stat_result) -> tuple[int, ...]:
+    """What says a file is still the one read: device, inode (a file renamed
+    over it), size and modification time (a file rewritten in place)."""
+    return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+
+def identity_of(path: Path) -> tuple[int, ...] | None:
+    try:
+        return file_identity(path.stat())
+    except OSError:
+        return None
 
 
 def unchanged_since(path: Path, scan: FileScan) -> bool:
-    """The file has the size and modification time it had when scanned."""
-    try:
-        now = path.stat()
-    except OSError:
-        return False
-    return (now.st_size, now.st_mtime_ns) == scan.stat
+    """The file is the one the scan read (same identity)."""
+    return identity_of(path) == scan.stat
 
 
 # ---------------------------------------------------------------------------
@@ -400,9 +408,10 @@ class Speculation:
     speculation assumed (valid UTF-8, the same header) and the verdict holds.
     """
 
-    def __init__(self, utf8_path: Path, header: Header, target: Path) -> None:
+    def __init__(self, utf8_path: Path, header: Header, target: Path, identity: tuple[int, ...] | None) -> None:
         self.header = header
         self.target = target
+        self.identity = identity  # the file's identity before DuckDB opened it
         self._con = duckdb.connect()
         self._open = True
         self._error: str | None = "not run"

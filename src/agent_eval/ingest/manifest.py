@@ -249,12 +249,14 @@ def _observations(
         scan: csv_load.FileScan | None = None
         speculation: csv_load.Speculation | None = None
         data = b""
+        if kind is not None and kind.fmt == "csv" and is_drop_date(relative.split("/", 1)[0]):
+            # CSV files can be large: stream them, and let DuckDB parse the
+            # file at the same time (its result is used if the file is new);
+            # outside the read errors below: a landing folder that cannot be
+            # written fails the build, it is no fault of the file
+            speculation = start_csv_parse(path, kind, landing)
         try:
             if kind is not None and kind.fmt == "csv":
-                # CSV files can be large: stream them, and let DuckDB read the
-                # file at the same time (its result is used if the file is new)
-                if is_drop_date(relative.split("/", 1)[0]):
-                    speculation = start_csv_parse(path, kind, landing)
                 scan = csv_load.scan_file(path)
                 sha, size = scan.sha256, scan.counts.size
             else:
@@ -306,7 +308,8 @@ def _observations(
                 row["status"] = "loaded"
             except RejectedFile as err:
                 row["status"] = "rejected"
-                row["reject_reason"] = str(err)
+                # a reason may quote the file (a key): keep a lone surrogate as its escape
+                row["reject_reason"] = str(err).encode("utf-8", "backslashreplace").decode("utf-8")
             except FileChanged:
                 continue  # changed while read: the next build observes the new bytes
             finally:

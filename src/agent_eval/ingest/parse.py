@@ -96,9 +96,14 @@ def _csv_encoding(path: Path, scan: csv_load.FileScan) -> str:
 
 def start_csv_parse(path: Path, kind: DropKind, landing: Landing) -> csv_load.Speculation | None:
     """Start DuckDB's parse of a file that looks like UTF-8 (from its first
-    bytes), so that it runs while the byte scan reads the file."""
-    with path.open("rb") as handle:
-        head = handle.read(csv_load.HEAD_BYTES)
+    bytes), so that it runs while the byte scan reads the file. None when
+    it is not tried (a file that cannot be read is the scan's to report)."""
+    identity = csv_load.identity_of(path)
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(csv_load.HEAD_BYTES)
+    except OSError:
+        return None
     whole = len(head) < csv_load.HEAD_BYTES
     encoding = "utf-8-sig" if head.startswith(b"\xef\xbb\xbf") else "utf-8"
     try:
@@ -107,7 +112,7 @@ def start_csv_parse(path: Path, kind: DropKind, landing: Landing) -> csv_load.Sp
         return None  # not UTF-8 after all, or a header the parse will reject
     if header is None or _duckdb_obstacle(path, encoding, header) is not None:
         return None
-    return csv_load.Speculation(path, header, landing.partial(kind.name))
+    return csv_load.Speculation(path, header, landing.partial(kind.name), identity)
 
 
 def parse_csv(
@@ -121,13 +126,25 @@ def parse_csv(
     and which parser read it: DuckDB when its reading provably agrees with
     the exact parser (see agent_eval.ingest.csv_load), else the exact parser
     (``loader_note`` says why). Raises RejectedFile, or FileChanged when the
-    file's size or modification time moved since ``scan`` opened it (the
-    scan, DuckDB's parse and the exact parser each read it)."""
-    facts = _parse_csv(path, kind, scan, landing, speculation)
-    if not csv_load.unchanged_since(path, scan):
+    file is not the one ``scan`` read (its identity moved: the scan, DuckDB's
+    parse and the exact parser each read it), whatever the parse made of it
+    (a rejection or an error of a file being rewritten included)."""
+    try:
+        facts = _parse_csv(path, kind, scan, landing, speculation)
+    except Exception:
+        if csv_load.unchanged_since(path, scan):
+            raise
+        facts = None
+    if facts is None or not csv_load.unchanged_since(path, scan) or not _same_file_parsed(scan, speculation):
         landing.discard(kind.name, scan.sha256)
         raise FileChanged(str(path))
     return facts
+
+
+def _same_file_parsed(scan: csv_load.FileScan, speculation: csv_load.Speculation | None) -> bool:
+    """DuckDB's parse in the thread opened the file before the scan did: it
+    read the scanned file only if the file had the same identity then."""
+    return speculation is None or speculation.identity == scan.stat
 
 
 def _parse_csv(

@@ -192,6 +192,9 @@ def document_records(document: Any, kind: DropKind) -> Iterator[Record]:
     if kind.records_key is None:
         if not isinstance(document, dict):
             raise RejectedFile("not a JSON object at the top level")
+        if _holds_lone_surrogate(document):
+            yield Record(0, None, clipped(json.dumps(document)), LONE_SURROGATE)
+            return
         yield Record(0, document)
         return
     if not isinstance(document, dict) or not isinstance(document.get(kind.records_key), list):

@@ -112,7 +112,8 @@ def load_pending(
 ) -> duckdb.DuckDBPyRelation:
     """Every landed record of the pending versions of ``kind_name``, as one
     relation in raw-row form (``landing.rows_schema``); nothing is read
-    into Python and no drop file is parsed again."""
+    into Python, and no drop file is parsed again unless its landing is
+    gone."""
     kind = kind_named(kind_name)
     landing = Landing(landing_dir)
     parts = [
