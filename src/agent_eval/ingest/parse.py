@@ -78,7 +78,7 @@ def parse_file(data: bytes, kind: DropKind, sha256: str, landing: Landing) -> di
         header = document_header(document, kind)
     else:
         records, header = read_records(text, kind), None
-    landed = _land_exact(landing, kind, sha256, list(records), header)
+    landed = _land_exact(landing, kind, sha256, records, header)
     return {"encoding": encoding, "n_data_records": landed.n_records}
 
 
