@@ -8,6 +8,7 @@ import csv
 import io
 import json
 import os
+import shutil
 from pathlib import Path
 
 from agent_eval.agents.resume_agent import COLUMNS as RESUME_AGENT_COLUMNS
@@ -144,3 +145,49 @@ def remove_rejected(drops: Path) -> None:
             path.rmdir()
         else:
             path.unlink()
+
+
+# The night-holds corpus: the same deliveries in NFC and in NFD (as macOS
+# writes them: decomposed Hangul in the file name and the text), and an
+# engagement run whose expected.json names thousands of personas beside one
+# over the record limit. NFD_PAIRS maps each NFC file to its NFD twin (both
+# paths in NFC, the identity the warehouse gives them).
+SAMPLES = FIXTURES.parent.parent / "data" / "drops" / "2026-11-01"
+NFD_PAIRS = {
+    f"{NIGHT}/resume_agent_지원자.csv": f"{NIGHT}/resume_agent_지원자_맥.csv",
+    f"{NIGHT}/recruit_agent_채용.jsonl": f"{NIGHT}/recruit_agent_채용_맥.jsonl",
+    f"{NIGHT}/summary_보험요약.json": f"{NIGHT}/summary_보험요약_맥.json",
+}
+NFD_SOURCES = {
+    f"{NIGHT}/resume_agent_지원자.csv": "resume_agent_nightly.csv",
+    f"{NIGHT}/recruit_agent_채용.jsonl": "recruit_agent_nightly.jsonl",
+    f"{NIGHT}/summary_보험요약.json": "summary_agent_notes.json",
+}
+MANY_PERSONAS_RUN = f"{NIGHT}/engagement/sim-many-personas"
+OVERSIZED_EXPECTED_RUN = f"{NIGHT}/engagement/sim-oversized-expected"
+N_PERSONAS = 5000  # about 330 KB: ran the engagement models out of memory at 1 GB
+EXPECTATION_LIMIT_MB = "1"  # the limit the night-holds build sets
+
+
+def write_night_holds_corpus(drops: Path) -> None:
+    import unicodedata
+
+    night = drops / NIGHT
+    night.mkdir(parents=True, exist_ok=True)
+    for nfc_path, sample in NFD_SOURCES.items():
+        text = (SAMPLES / sample).read_text(encoding="utf-8")
+        (drops / nfc_path).write_text(text, encoding="utf-8")
+        nfd_path = drops / unicodedata.normalize("NFD", NFD_PAIRS[nfc_path])
+        nfd_path.write_text(unicodedata.normalize("NFD", text), encoding="utf-8")
+    run = SAMPLES / "engagement" / "sim-20261101-01"
+    for target in (MANY_PERSONAS_RUN, OVERSIZED_EXPECTED_RUN):
+        for agent in ("agent-01", "agent-02"):
+            (drops / target / agent).mkdir(parents=True, exist_ok=True)
+            shutil.copy(run / agent / "actions.jsonl", drops / target / agent / "actions.jsonl")
+    expected = json.loads((run / "expected.json").read_text(encoding="utf-8"))
+    many = dict(
+        expected, perPersona={f"p-{i:05d}": {"likeCount": i % 17, "commentCount": i % 5} for i in range(N_PERSONAS)}
+    )
+    (drops / MANY_PERSONAS_RUN / "expected.json").write_text(json.dumps(many), encoding="utf-8")
+    huge = dict(expected, perPersona={f"p-{i:06d}": {"likeCount": i % 17, "commentCount": i % 5} for i in range(25000)})
+    (drops / OVERSIZED_EXPECTED_RUN / "expected.json").write_text(json.dumps(huge), encoding="utf-8")

@@ -145,6 +145,7 @@ FAST_MODULES = {
     "test_ingest",
     "test_install",
     "test_report",
+    "test_suspects",
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import unicodedata
 from pathlib import Path
 
 import duckdb
@@ -368,12 +369,13 @@ def test_jsonl_records_are_one_per_non_blank_line(tmp_path):
 
 
 def test_the_loader_packages_imports_run_one_way():
-    """common <- encodings <- csv_load <- records <- landing <- parse <-
+    """common <- encodings, unicode_form <- csv_load <- records <- landing <- parse <-
     manifest / rows (kinds at the bottom, beside common): no module imports
     one at its own level or above it (the package's docstring)."""
     import ast
 
-    level = {"common": 0, "kinds": 0, "encodings": 1, "csv_load": 2, "records": 3, "landing": 4, "parse": 5}
+    level = {"common": 0, "kinds": 0, "unicode_form": 1, "encodings": 1, "csv_load": 2, "records": 3, "landing": 4}
+    level["parse"] = 5
     level |= {"manifest": 6, "rows": 6}
     folder = Path(ingest.__file__).parent
     assert {p.stem for p in folder.glob("*.py")} - {"__init__"} == set(level)
@@ -484,3 +486,19 @@ def test_a_lone_surrogate_in_a_whole_document_or_a_rejection_reason_does_not_sto
     obs, rows = observed["2026-11-01/engagement/run-2/expected.json"]
     assert (obs["status"], rows) == ("rejected", [])
     assert "['\\ud800']" in obs["reject_reason"], obs["reject_reason"]  # the key's escape, as text
+
+
+def test_the_nfc_check_sees_a_decomposed_syllable_split_between_two_chunks():
+    from agent_eval.ingest.unicode_form import NfcCheck
+
+    nfd = unicodedata.normalize("NFD", "선택").encode()  # 6 jamo, 3 bytes each
+    for cut in range(1, len(nfd)):
+        check = NfcCheck()
+        check.feed(b"x" * 10 + nfd[:cut])
+        check.feed(nfd[cut:], final=True)
+        assert not check.is_nfc, cut
+    check = NfcCheck()
+    for chunk in (b"plain ascii ", "선택해 주세요".encode(), b" and more"):
+        check.feed(chunk)
+    check.feed(b"", final=True)
+    assert check.is_nfc

@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_eval import evaluate, gates, report, runner
+from agent_eval import evaluate, gates, report, runner, suspects
 from agent_eval.project import Paths, resolve_paths
 
 if TYPE_CHECKING:
@@ -273,6 +273,10 @@ def cmd_build(
         # all the same (exit 4 / 3)
         if not gates.only_verdicts_failed(paths.target_dir):
             failure = str(err)
+            # name the deliveries of tonight that each failed model read
+            failed = suspects.failed_models(paths.target_dir, paths.db_path, started, paths.project_dir)
+            if failed:
+                failure += "\n" + "\n".join(suspects.describe(failed))
     if not paths.db_path.exists():
         print(f"agent-eval: FAILED: {failure or 'no warehouse was written'}", file=sys.stderr)
         return EXIT_FAILED

@@ -11,6 +11,7 @@ not bring them back; `--undo` does. Nothing here scores anything.
 from __future__ import annotations
 
 import getpass
+import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -52,7 +53,8 @@ def _versions(con: duckdb.DuckDBPyConnection, target: str) -> list[tuple[str, st
         left join latest using (source_file, sha256)
         order by 1, 2
         """,
-        {"target": target.strip("/")},
+        # paths are identified by their NFC form (ingest.unicode_form)
+        {"target": unicodedata.normalize("NFC", target.strip("/"))},
     ).fetchall()
 
 

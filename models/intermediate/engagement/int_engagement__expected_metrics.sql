@@ -40,6 +40,21 @@ current_docs as (
 
 ),
 
+persona_entries as (
+
+    -- perPersona as a map, unnested: json_each would carry the whole
+    -- document on each of its rows (memory quadratic in the personas)
+    select
+        set_id,
+        run_sha256,
+        weights_json,
+        unnest(map_entries(json_transform(
+            per_persona_json, '"MAP(VARCHAR, JSON)"'
+        ))) as persona_entry
+    from current_docs
+
+),
+
 subjects as (
 
     select
@@ -54,14 +69,13 @@ subjects as (
     union all
 
     select
-        current_docs.set_id,
-        current_docs.run_sha256,
+        set_id,
+        run_sha256,
         'persona' as scope,
-        personas.key as persona,
-        personas.value as metrics_json,
-        current_docs.weights_json
-    from current_docs,
-        json_each(current_docs.per_persona_json) as personas
+        {{ nfc('persona_entry.key') }} as persona,
+        persona_entry.value as metrics_json,
+        weights_json
+    from persona_entries
 
 ),
 

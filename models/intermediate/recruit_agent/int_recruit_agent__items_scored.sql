@@ -42,7 +42,10 @@ intent_labels as (
 
 intent_keywords as (
 
-    select * from {{ ref('recruit_intent_keywords') }}
+    select
+        intent_label,
+        {{ nfc('keyword') }} as keyword
+    from {{ ref('recruit_intent_keywords') }}
 
 ),
 

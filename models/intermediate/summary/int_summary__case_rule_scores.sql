@@ -30,14 +30,17 @@ tag_keywords as (
 
     select
         lower(trim(tag)) as tag,
-        keyword
+        {{ nfc('keyword') }} as keyword
     from {{ ref('summary_tag_keywords') }}
 
 ),
 
 definitive_keywords as (
 
-    select * from {{ ref('summary_definitive_keywords') }}
+    select
+        {{ nfc('keyword') }} as keyword,
+        note
+    from {{ ref('summary_definitive_keywords') }}
 
 ),
 

@@ -13,13 +13,22 @@ cases as (
 
 units as (
 
-    select * from {{ ref('summary_entity_units') }}
+    select
+        {{ nfc('unit') }} as unit,
+        position,
+        entity_type,
+        canonical_unit,
+        multiplier
+    from {{ ref('summary_entity_units') }}
 
 ),
 
 entity_keywords as (
 
-    select * from {{ ref('summary_entity_keywords') }}
+    select
+        {{ nfc('keyword') }} as keyword,
+        language
+    from {{ ref('summary_entity_keywords') }}
 
 ),
 

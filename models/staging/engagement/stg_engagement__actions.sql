@@ -40,8 +40,8 @@ extracted as (
         doc ->> '$.action.status' as action_status,
         doc -> '$.result' as result_doc,
         coalesce(
-            nullif(trim(doc ->> '$.personaId'), ''),
-            nullif(trim(doc ->> '$.persona'), '')
+            nullif(trim({{ nfc("doc ->> '$.personaId'") }}), ''),
+            nullif(trim({{ nfc("doc ->> '$.persona'") }}), '')
         ) as line_persona
     from renamed
 

@@ -15,8 +15,9 @@ records as (
 
     select
         *,
+        -- matched in NFC (macro nfc); raw_text keeps what was delivered
         case
-            when json_valid(record_json) then record_json::json
+            when json_valid(record_json) then {{ nfc('record_json') }}::json
         end as rec
     from raw_rows
 

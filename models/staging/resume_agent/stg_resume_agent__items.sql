@@ -31,7 +31,8 @@ renamed as (
         "질의" as query_text,
         "기대결과" as expected_result,
         "카테고리" as category,
-        "응답" as response_text,
+        -- matched in NFC (macro nfc); raw_text keeps what was delivered
+        {{ nfc('"응답"') }} as response_text,
         "오류" as error_text,
         "LLM 상태" as llm_status,
         "LLM 점수" as llm_score_raw,
@@ -112,7 +113,8 @@ final as (
         raw_json_state,
         raw_json_state = 'valid' as raw_json_valid,
         case
-            when raw_json_state = 'valid' then raw_fields[1] ->> '$'
+            when raw_json_state = 'valid'
+                then {{ nfc("raw_fields[1] ->> '$'") }}
             when raw_json_state = 'blank' then response_text
         end as assistant_message,
         {{ json_array_length_or_zero('raw_fields[2]') }} as n_data_ui,

@@ -20,7 +20,10 @@ guarded as (
         reject_reason as parse_reject_reason,
         raw_text,
         record_json,
-        case when json_valid(record_json) then record_json::json end as doc
+        -- matched in NFC (macro nfc); raw_text keeps what was delivered
+        case
+            when json_valid(record_json) then {{ nfc('record_json') }}::json
+        end as doc
     from raw_rows
 
 ),

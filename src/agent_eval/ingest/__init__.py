@@ -26,7 +26,8 @@ format, required fields) to its agent's module and a thin
 ``raw_<kind>_rows.py`` model (docs/adding-an-agent.md).
 
 The package's imports run one way: ``common`` (errors, hashing, the
-drops folder, the record size limit) <- ``encodings`` <- ``csv_load``
+drops folder, the record size limit) <- ``encodings`` and
+``unicode_form`` (NFC: paths and text as macOS writes them) <- ``csv_load``
 (DuckDB's CSV reader and the checks that it reads a file exactly) <-
 ``records`` (the exact parser: CSV / JSONL / JSON records) <- ``landing``
 (where parsed rows wait for the loaders) <- ``parse`` (the one parse of a

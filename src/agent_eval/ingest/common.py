@@ -89,3 +89,17 @@ def clipped(text: str) -> str:
 
 def file_modified_at(path: Path) -> datetime:
     return datetime.fromtimestamp(path.stat().st_mtime, UTC).replace(tzinfo=None)
+
+
+def complete_utf8_prefix(data: bytes) -> int:
+    """Length of the longest prefix that does not end inside a UTF-8 sequence."""
+    end = len(data)
+    for back in range(1, min(4, end) + 1):
+        byte = data[end - back]
+        if byte & 0xC0 == 0x80:  # continuation byte: keep looking back
+            continue
+        if byte < 0x80:
+            return end
+        need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+        return end if back >= need else end - back
+    return end

@@ -53,7 +53,8 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from agent_eval.ingest.common import max_record_bytes
+from agent_eval.ingest.common import complete_utf8_prefix, max_record_bytes
+from agent_eval.ingest.unicode_form import NfcCheck
 
 CHUNK_BYTES = 1 << 20
 HEAD_BYTES = 1 << 16
@@ -91,6 +92,8 @@ class FileScan:
     # malformed record, and no byte goes missing, so the byte accounting
     # cannot see it. Found from the bytes, conservatively (see below).
     has_quote_blank_quote: bool = False
+    # all of the text is in Unicode NFC (read as UTF-8; ingest.unicode_form)
+    is_nfc: bool = True
 
 
 # A quote run, blanks, a quote. Inside a quoted field quotes are doubled, so a
@@ -122,7 +125,7 @@ class _Utf8Validator:
         if self.error_offset is not None:
             return
         data = self.carry + chunk if self.carry else chunk
-        cut = len(data) if final else _complete_prefix(data)
+        cut = len(data) if final else complete_utf8_prefix(data)
         if cut:
             _validate_utf8(memoryview(data)[:cut], self.offset, self)
         self.carry = bytes(data[cut:])
@@ -132,20 +135,6 @@ class _Utf8Validator:
 
     def fail(self, offset: int) -> None:
         self.error_offset = offset
-
-
-def _complete_prefix(data: bytes) -> int:
-    """Length of the longest prefix that does not end inside a UTF-8 sequence."""
-    end = len(data)
-    for back in range(1, min(4, end) + 1):
-        byte = data[end - back]
-        if byte & 0xC0 == 0x80:  # continuation byte: keep looking back
-            continue
-        if byte < 0x80:
-            return end
-        need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
-        return end if back >= need else end - back
-    return end
 
 
 def _validate_utf8(view: memoryview, base: int, validator: _Utf8Validator) -> None:
@@ -166,6 +155,7 @@ def scan_file(path: Path) -> FileScan:
     """sha256, UTF-8 validity and byte counts, reading the file once."""
     digest = hashlib.sha256()
     validator = _Utf8Validator()
+    form = NfcCheck()
     size = n_lf = n_cr = n_crlf = n_quote = 0
     previous_last = b""
     head = b""
@@ -178,6 +168,7 @@ def scan_file(path: Path) -> FileScan:
             if not head:
                 head = chunk[:HEAD_BYTES]
             validator.feed(chunk)
+            form.feed(chunk)
             if not suspicious:
                 joined = tail + chunk if tail else chunk
                 suspicious = _quote_blank_quote(joined)
@@ -196,6 +187,7 @@ def scan_file(path: Path) -> FileScan:
             previous_last = chunk[-1:]
             size += len(chunk)
     validator.feed(b"", final=True)
+    form.feed(b"", final=True)
     n_breaks = n_lf + n_cr - n_crlf
     ends_open = size > 0 and previous_last not in (b"\n", b"\r")
     counts = ByteCounts(
@@ -204,7 +196,9 @@ def scan_file(path: Path) -> FileScan:
         n_quote_bytes=n_quote,
         n_break_bytes=n_lf + n_cr,
     )
-    return FileScan(digest.hexdigest(), counts, validator.error_offset, head, file_identity(opened), suspicious)
+    return FileScan(
+        digest.hexdigest(), counts, validator.error_offset, head, file_identity(opened), suspicious, form.is_nfc
+    )
 
 
 def file_identity(stat: os.stat_result) -> tuple[int, ...]:

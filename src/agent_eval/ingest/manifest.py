@@ -26,6 +26,7 @@ from agent_eval.ingest.common import (
 from agent_eval.ingest.kinds import match_kind, match_kind_ignoring_case
 from agent_eval.ingest.landing import Landing
 from agent_eval.ingest.parse import parse_csv, parse_file, start_csv_parse
+from agent_eval.ingest.unicode_form import NAME_NOT_NFC, TEXT_NOT_NFC, nfc
 
 MANIFEST_SCHEMA = pa.schema(
     [
@@ -90,7 +91,8 @@ def list_drop_entries(drops_dir: Path) -> list[DropEntry]:
     found: list[DropEntry] = []
 
     def entry(path: Path, problem: tuple[str, str] | None = None) -> None:
-        found.append(DropEntry(path.relative_to(drops_dir).as_posix(), path, problem))
+        # identity is the NFC form of the path (a macOS name is NFD)
+        found.append(DropEntry(nfc(path.relative_to(drops_dir).as_posix()), path, problem))
 
     for dirpath, dirnames, filenames in os.walk(drops_dir):
         base = Path(dirpath)
@@ -116,7 +118,17 @@ def list_drop_entries(drops_dir: Path) -> list[DropEntry]:
                 entry(path, ("rejected", "not a regular file (a device, pipe or socket)"))
             else:
                 entry(path)
-    return sorted(found, key=lambda e: e.relative)
+    found.sort(key=lambda e: (e.relative, e.path.as_posix()))
+    # two names that differ only in normalization are one path: the first
+    # (in the order of their bytes) is read, the others rejected
+    for i in range(1, len(found)):
+        if found[i].relative == found[i - 1].relative and found[i].problem is None:
+            found[i] = DropEntry(
+                found[i].relative + f" ({found[i].path.name!a})",
+                found[i].path,
+                ("rejected", "another file has the same name in Unicode NFC: rename one of them"),
+            )
+    return found
 
 
 def not_read_sha256(reason: str) -> str:
@@ -195,6 +207,7 @@ def _observations(
     def observation(
         relative: str, path: Path, kind: DropKind | None, sha: str, size: int | None, modified_at: datetime | None
     ) -> dict[str, Any]:
+        named_nfc = path.relative_to(root).as_posix() == relative if path.is_relative_to(root) else True
         return {
             "source_file": relative,
             "drop_date": relative.split("/", 1)[0],
@@ -210,7 +223,7 @@ def _observations(
             "n_data_records": None,
             "n_lines": None,
             "loader": None,
-            "loader_note": None,
+            "loader_note": None if named_nfc else NAME_NOT_NFC,
             "loaded_at": loaded_at,
             "load_id": load_id,
         }
@@ -301,10 +314,14 @@ def _observations(
             row["duplicate_of"] = loaded_sha_path[sha]
         else:
             try:
-                if scan is not None:
-                    row.update(parse_csv(path, kind, scan, landing, speculation))
-                else:
-                    row.update(parse_file(data, kind, sha, landing))
+                facts = parse_csv(path, kind, scan, landing, speculation) if scan is not None else None
+                if facts is not None and not scan.is_nfc and facts.get("encoding", "").startswith("utf-8"):
+                    facts["loader_note"] = "; ".join(filter(None, [facts.get("loader_note"), TEXT_NOT_NFC]))
+                if facts is None:
+                    facts = parse_file(data, kind, sha, landing)
+                notes = [row["loader_note"], facts.pop("loader_note", None)]
+                row.update(facts)
+                row["loader_note"] = "; ".join(filter(None, notes)) or None
                 row["status"] = "loaded"
             except RejectedFile as err:
                 row["status"] = "rejected"

@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from agent_eval.drop_kinds import DropKind
 from agent_eval.ingest import csv_load
-from agent_eval.ingest.common import FileChanged, RejectedFile
+from agent_eval.ingest.common import FileChanged, RejectedFile, max_record_bytes, too_large
 from agent_eval.ingest.encodings import decode, detect_encoding, encoding_of
 from agent_eval.ingest.landing import FORM_CSV, Landed, Landing, records_schema
 from agent_eval.ingest.records import (
@@ -31,6 +31,7 @@ from agent_eval.ingest.records import (
     read_csv_header,
     read_records,
 )
+from agent_eval.ingest.unicode_form import TEXT_NOT_NFC, is_nfc
 
 
 def records_table(records: Iterable[Record], kind: DropKind) -> pa.Table:
@@ -70,6 +71,10 @@ def parse_file(data: bytes, kind: DropKind, sha256: str, landing: Landing) -> di
     returns the manifest's facts. Raises RejectedFile."""
     if not data.strip():
         raise RejectedFile("empty file")
+    if kind.fmt == "json" and kind.records_key is None and len(data) > max_record_bytes():
+        # a whole-document kind (an expectation file) is one record: the
+        # record-size limit rejects it whole, before it is parsed
+        raise RejectedFile(too_large(len(data)))
     encoding = detect_encoding(data)
     text = decode(data, encoding)
     if kind.fmt == "json":
@@ -79,7 +84,10 @@ def parse_file(data: bytes, kind: DropKind, sha256: str, landing: Landing) -> di
     else:
         records, header = read_records(text, kind), None
     landed = _land_exact(landing, kind, sha256, records, header)
-    return {"encoding": encoding, "n_data_records": landed.n_records}
+    facts: dict[str, Any] = {"encoding": encoding, "n_data_records": landed.n_records}
+    if not is_nfc(text):
+        facts["loader_note"] = TEXT_NOT_NFC
+    return facts
 
 
 def _csv_encoding(path: Path, scan: csv_load.FileScan) -> str:

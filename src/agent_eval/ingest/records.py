@@ -14,6 +14,7 @@ from typing import Any
 from agent_eval.drop_kinds import DropKind
 from agent_eval.ingest import csv_load
 from agent_eval.ingest.common import RejectedFile, clipped, max_record_bytes, too_large
+from agent_eval.ingest.unicode_form import nfc
 
 # A \u escape of a surrogate outside a pair (\ud800 alone) parses to a
 # Python string that is no text: it has no UTF-8 and no column can hold it.
@@ -51,7 +52,8 @@ def _read_header(reader: Any, required: Sequence[str]) -> list[str]:
         raise RejectedFile("empty file: no header line") from None
     except csv.Error as err:
         raise RejectedFile(f"unreadable header line: {err}") from None
-    header = [h.strip() for h in header_row]
+    # column names are matched in NFC, like every label (ingest.unicode_form)
+    header = [nfc(h.strip()) for h in header_row]
     if header and header[0].startswith("\ufeff"):
         header[0] = header[0].lstrip("\ufeff")
     duplicated = sorted({h for h in header if header.count(h) > 1 and h})

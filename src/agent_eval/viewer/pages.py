@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import unicodedata
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -85,7 +86,7 @@ def find_set(cur: Cursor, set_id: str | None) -> dict[str, Any]:
         cur,
         "select set_id, agent, series_id, drop_date, set_seq, is_latest, scoring_version "
         "from marts.history_set_metrics where set_id = ? limit 1",
-        [set_id],
+        [unicodedata.normalize("NFC", set_id)],  # set ids are NFC (ingest.unicode_form)
     )
     if found is None:
         raise NotFound(f"no set {set_id!r} in the published file")

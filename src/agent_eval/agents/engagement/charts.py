@@ -8,6 +8,7 @@ from typing import Any
 import duckdb
 from matplotlib.figure import Figure
 
+from agent_eval.agents.engagement.report import SHOWN_PERSONAS
 from agent_eval.charts import (
     ChartSpec,
     as_float,
@@ -44,12 +45,14 @@ def engagement_expected_actual(con: duckdb.DuckDBPyConnection, set_id: str, fig:
 
 
 def engagement_persona_expected_actual(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
-    """Expected vs actual per persona, one panel per metric."""
+    """Expected vs actual per persona, one panel per metric (the personas
+    the report shows: report.PERSONA_LIMIT at most)."""
     result = rows(
         con,
         "select metric_order, metric, metric_kind, persona, expected_value, actual_value "
-        "from marts.engagement_persona_metrics where set_id = ? order by metric_order, persona",
-        [set_id],
+        f"from marts.engagement_persona_metrics where set_id = ? and persona in ({SHOWN_PERSONAS}) "
+        "order by metric_order, persona",
+        [set_id, set_id],
     )
     by_metric: dict[str, list[dict[str, Any]]] = {}
     for r in result:

@@ -12,6 +12,16 @@ from agent_eval.db import rows
 
 TEMPLATE = "report.md.j2"
 
+# A run may name thousands of personas: the report and its chart show the
+# PERSONA_LIMIT personas with the lowest overall similarity (in persona
+# order) and say how many there are; the marts hold them all.
+PERSONA_LIMIT = 50
+
+SHOWN_PERSONAS = (
+    "select persona from marts.engagement_persona_scores where set_id = ? "
+    "order by overall_similarity asc nulls first, persona limit " + str(PERSONA_LIMIT)
+)
+
 
 def context(con: duckdb.DuckDBPyConnection, set_id: str) -> dict[str, Any]:
     """The mart rows of one run's report."""
@@ -23,15 +33,21 @@ def context(con: duckdb.DuckDBPyConnection, set_id: str) -> dict[str, Any]:
             "select * from marts.engagement_run_metrics where set_id = ? order by metric_order",
             one,
         ),
+        "n_personas": rows(con, "select count(*) as n from marts.engagement_persona_scores where set_id = ?", one)[0][
+            "n"
+        ],
+        "persona_limit": PERSONA_LIMIT,
         "personas": rows(
             con,
-            "select * from marts.engagement_persona_scores where set_id = ? order by persona",
-            one,
+            "select * from marts.engagement_persona_scores where set_id = ? "
+            f"and persona in ({SHOWN_PERSONAS}) order by persona",
+            one * 2,
         ),
         "persona_metrics": rows(
             con,
-            "select * from marts.engagement_persona_metrics where set_id = ? order by persona, metric_order",
-            one,
+            "select * from marts.engagement_persona_metrics where set_id = ? "
+            f"and persona in ({SHOWN_PERSONAS}) order by persona, metric_order",
+            one * 2,
         ),
         "rejected_rows": rows(
             con,

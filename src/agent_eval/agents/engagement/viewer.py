@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_eval.agents.engagement.report import PERSONA_LIMIT, SHOWN_PERSONAS
 from agent_eval.db import Cursor, one, rows
 from agent_eval.viewer.pages import NotFound
 
@@ -42,17 +43,26 @@ def set_page(cur: Cursor, set_id: str, args: dict[str, str]) -> dict[str, Any]:
         cur,
         "select persona, in_logs, in_expected, total_acts, like_count, comment_count, overall_similarity, "
         "interpretation_band, interpretation_label from marts.engagement_persona_scores "
-        "where set_id = ? order by persona",
-        [set_id],
+        f"where set_id = ? and persona in ({SHOWN_PERSONAS}) order by persona",
+        [set_id, set_id],
     )
     by_persona: dict[str, list[dict[str, Any]]] = {}
     for row in rows(
         cur,
         "select persona, metric, expected_value, actual_value, similarity, weight "
-        "from marts.engagement_persona_metrics where set_id = ? order by persona, metric_order",
-        [set_id],
+        "from marts.engagement_persona_metrics where set_id = ? "
+        f"and persona in ({SHOWN_PERSONAS}) order by persona, metric_order",
+        [set_id, set_id],
     ):
         by_persona.setdefault(row["persona"], []).append(row)
     for p in personas:
         p["metrics"] = by_persona.get(p["persona"], [])
-    return {"run": run, "run_metrics": metrics, "personas": personas}
+    return {
+        "run": run,
+        "run_metrics": metrics,
+        "personas": personas,
+        "persona_limit": PERSONA_LIMIT,
+        "n_personas": one(cur, "select count(*) as n from marts.engagement_persona_scores where set_id = ?", [set_id])[
+            "n"
+        ],
+    }

@@ -1,0 +1,120 @@
+"""When a dbt model fails, which of tonight's deliveries fed it.
+
+A model that breaks on one delivery (an out-of-memory error, a value no rule
+expected) breaks every later night the same way until that delivery is
+withdrawn, so the failure message must name it. dbt's run_results.json says
+which models failed and why; its manifest.json says where each model lives
+(an agent's folder, or shared); the manifest table of raw history says which
+file versions this build loaded, and of which kind. The suspects of a failed
+model are the versions loaded tonight of its agent's kinds (of every kind
+for a shared model): one suspect is the delivery to withdraw.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import duckdb
+
+from agent_eval import agents
+
+MANIFEST_TABLE = "raw.raw_drop_files"
+
+
+@dataclass(frozen=True)
+class FailedModel:
+    name: str
+    agent: str | None  # None: a shared model
+    message: str
+    suspects: tuple[str, ...]  # source files loaded tonight that it reads
+
+
+def _failed_models(target_dir: Path) -> list[tuple[str, str]]:
+    """(unique_id, first line of the error) of every model that failed."""
+    try:
+        results = json.loads((target_dir / "run_results.json").read_text(encoding="utf-8"))["results"]
+    except (OSError, ValueError, KeyError):
+        return []
+    return [
+        (r["unique_id"], _error_text(str(r.get("message") or ""))[:300])
+        for r in results
+        if r.get("unique_id", "").startswith("model.") and str(r.get("status")).lower() == "error"
+    ]
+
+
+def _error_text(message: str) -> str:
+    """dbt's message on one line, without its 'Runtime Error in model x (path)'
+    preamble and DuckDB's list of possible solutions."""
+    text = " ".join(message.split())
+    text = re.sub(r"^[A-Za-z ]*Error in model \S+ \([^)]*\) ", "", text)
+    return text.split(" Possible solutions:")[0]
+
+
+def _model_folders(target_dir: Path) -> dict[str, str]:
+    """unique_id -> the model's folder below its layer (models/<layer>/<folder>/)."""
+    try:
+        nodes = json.loads((target_dir / "manifest.json").read_text(encoding="utf-8"))["nodes"]
+    except (OSError, ValueError, KeyError):
+        return {}
+    folders = {}
+    for uid, node in nodes.items():
+        parts = Path(node.get("original_file_path", "")).parts
+        if len(parts) >= 4 and parts[0] == "models":
+            folders[uid] = parts[2]
+    return folders
+
+
+def failed_models(
+    target_dir: Path, db_path: Path, since: datetime, project_dir: Path | None = None
+) -> list[FailedModel]:
+    """The models that failed in dbt's last run, each with the deliveries
+    loaded at or after ``since`` that it reads."""
+    failed = _failed_models(target_dir)
+    if not failed:
+        return []
+    folders = _model_folders(target_dir)
+    registry = agents.by_name(project_dir)
+    loaded: list[tuple[str, str]] = []
+    try:
+        with duckdb.connect(str(db_path), read_only=True) as con:
+            loaded = con.execute(
+                f"select source_file, kind from {MANIFEST_TABLE} "
+                "where status = 'loaded' and loaded_at >= ? order by source_file",
+                [since],
+            ).fetchall()
+    except duckdb.Error:
+        pass  # no manifest yet: nothing was loaded
+    out = []
+    for uid, message in failed:
+        agent = registry.get(folders.get(uid, ""))
+        kinds = set(agent.kinds) if agent else None
+        suspects = tuple(path for path, kind in loaded if kinds is None or kind in kinds)
+        out.append(FailedModel(uid.split(".")[-1], agent.name if agent else None, message, suspects))
+    return out
+
+
+def describe(failed: list[FailedModel], max_files: int = 10) -> list[str]:
+    """Lines for the operator: each failed model, its error, and the
+    deliveries to withdraw if the failure follows them."""
+    lines = []
+    for model in failed:
+        where = f"agent {model.agent}" if model.agent else "a shared model"
+        lines.append(f"model {model.name} ({where}) failed: {model.message}")
+        if len(model.suspects) == 1:
+            lines.append(f"  the one delivery it read that is new tonight: {model.suspects[0]}")
+            lines.append(
+                f"  if the failure follows it, `agent-eval withdraw {model.suspects[0]}` builds the night without it"
+            )
+        elif model.suspects:
+            lines.append(f"  the {len(model.suspects)} deliveries it read that are new tonight:")
+            lines += [f"    {path}" for path in model.suspects[:max_files]]
+            if len(model.suspects) > max_files:
+                lines.append(f"    ... and {len(model.suspects) - max_files} more (ops.load_log)")
+            lines.append("  `agent-eval withdraw <file>` builds the night without the one it follows")
+        else:
+            lines.append("  it read no delivery new tonight: the failure is not one delivery's")
+    return lines
