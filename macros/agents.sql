@@ -96,16 +96,17 @@
         null as query_text,
         null as assistant_message,
         null as error_message,
-        null as fail_detail
+        null as fail_detail,
+        null as is_pass
     where false
 {%- endmacro %}
 
 
 {% macro score_scale_max(scale) -%}
     {#- The top of a score scale: `item` (the agents' 0-score_max rubric
-        scores) or `summary` (the summary metrics, 0-1). -#}
+        scores) or `unit` (0 to 1: the summary metrics, an imported tool's scores). -#}
     {%- if scale == 'item' -%}{{ var('score_max') }}
-    {%- elif scale == 'summary' -%}1
+    {%- elif scale == 'unit' -%}1
     {%- else -%}{{ exceptions.raise_compiler_error('no score scale ' ~ scale) }}
     {%- endif -%}
 {%- endmacro %}
@@ -157,4 +158,39 @@
         on
             stats.set_id = mart_values.set_id
             and stats.metric = mart_values.metric
+{%- endmacro %}
+
+
+{% macro item_kinds() -%}
+    {#- The drop kinds of the registered agents that have items (seed
+        agents, has_items), read from the registry when the model compiles;
+        [] while dbt parses. -#}
+    {%- set registry = ref('agents') -%}
+    {%- if not execute -%}
+        {{ return([]) }}
+    {%- endif -%}
+    {%- set found = run_query(
+        'select input_kinds from ' ~ registry ~ ' where has_items order by agent'
+    ) -%}
+    {%- set kinds = [] -%}
+    {%- for row in found.rows -%}
+        {%- do kinds.extend(row[0].split()) -%}
+    {%- endfor -%}
+    {{ return(kinds) }}
+{%- endmacro %}
+
+
+{% macro is_unbuilt_item_set(set_column='set_id', sha_column='file_sha256') -%}
+    {#- is_unbuilt_set over the kinds of every agent that has items: the
+        history's item marts build each such agent's new sets, and no
+        shared model names an agent. -#}
+    {%- set kinds = item_kinds() -%}
+    {%- if kinds | length == 0 -%}
+        false
+    {%- else -%}
+        ({%- for kind in kinds -%}
+            {{ is_unbuilt_set(set_column, sha_column, kind=kind) }}
+            {{- ' or ' if not loop.last -}}
+        {%- endfor -%})
+    {%- endif -%}
 {%- endmacro %}

@@ -24,7 +24,8 @@
 
 {# The item pass rule of seed history_pass_rules (one row per agent): the
    item passes when its stability and accuracy scores reach the agent's
-   minimums. Used by recruit_item_scores.is_pass and int_history__items, so
+   minimums. Used by recruit_item_scores.is_pass and the resume agent's
+   int_resume_agent__history_items, so
    the viewer's pass filter, flips and pass@k apply the same rule. #}
 {% macro passes_item_rule(stability_score, accuracy_score, rules) -%}
     ({{ stability_score }} >= {{ rules }}.min_stability_score

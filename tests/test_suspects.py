@@ -5,13 +5,13 @@ the manifest table of raw history."""
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 import duckdb
 
 from agent_eval import suspects
 
-TONIGHT = datetime(2026, 11, 2, 1, 0)
+TONIGHT = datetime(2026, 11, 2, 1, 0)  # before the files the test writes now
 
 
 def write_night(tmp_path, failed: dict[str, str]):
@@ -84,3 +84,11 @@ def test_no_failed_model_or_no_run_results_names_nothing(tmp_path):
     target, db = write_night(tmp_path, {})
     assert suspects.failed_models(target, db, TONIGHT) == []
     assert suspects.failed_models(tmp_path / "nowhere", db, TONIGHT) == []
+
+
+def test_the_results_of_an_earlier_run_name_nothing(tmp_path):
+    """A build that stops before dbt writes run_results.json (a parse
+    error) must not blame last night's failures on tonight's files."""
+    target, db = write_night(tmp_path, {"resume_item_scores": "models/marts/resume_agent/resume_item_scores.sql"})
+    later = datetime.now(UTC).replace(tzinfo=None) + timedelta(hours=1)
+    assert suspects.failed_models(target, db, later) == []

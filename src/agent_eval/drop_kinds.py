@@ -29,6 +29,14 @@ class DropKind:
     are a ``repeat`` (counted once). False for files whose meaning depends on
     their folder (an engagement run's expected.json is often the same bytes
     for every run, yet each run needs its own).
+
+    ``fmt`` ``log`` is a file another tool wrote in its own format (an
+    Inspect AI log): ``reader(path)`` returns its header (a dict of
+    document-level fields, or None) and its records
+    (``agent_eval.ingest.records.Record``, values a dict each), reading the
+    file itself (it may stream a large file); it raises
+    ``agent_eval.ingest.common.RejectedFile`` for a file that cannot be used
+    as a whole.
     """
 
     name: str
@@ -38,3 +46,10 @@ class DropKind:
     records_key: str | None = None
     validate_document: Callable[[Any], str | None] | None = None
     dedupe_by_content: bool = True
+    reader: Callable[[Any], tuple[dict[str, Any] | None, Any]] | None = None
+
+    @property
+    def has_header(self) -> bool:
+        """Whether the kind's files have document-level fields (a header
+        beside the records: ``ingest.load_headers``)."""
+        return (self.fmt == "json" and self.records_key is not None) or self.fmt == "log"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
@@ -73,6 +73,12 @@ def failed_models(
 ) -> list[FailedModel]:
     """The models that failed in dbt's last run, each with the deliveries
     loaded at or after ``since`` that it reads."""
+    results = target_dir / "run_results.json"
+    try:
+        if datetime.fromtimestamp(results.stat().st_mtime, UTC).replace(tzinfo=None) < since:
+            return []  # an earlier run's results (this one stopped before it wrote any)
+    except OSError:
+        return []
     failed = _failed_models(target_dir)
     if not failed:
         return []

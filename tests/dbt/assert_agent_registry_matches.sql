@@ -1,7 +1,9 @@
 -- The agent registry agrees with itself and with the drops: the seed
 -- `agents` and var('agents') (which dbt reads when it parses the project)
 -- name the same agents, and every drop kind the loader found belongs to
--- exactly one registered agent. One row per disagreement.
+-- exactly one registered agent, and the history seeds name registered
+-- agents only (history_pass_rules: agents that have items). One row per
+-- disagreement.
 with
 
 registry as (
@@ -33,6 +35,25 @@ registry_kinds as (
         registry.agent,
         unnest(string_split(registry.input_kinds, ' ')) as kind
     from registry
+
+),
+
+seed_agents as (
+
+    select
+        'history_metrics' as seed_name,
+        agent
+    from {{ ref('history_metrics') }}
+    union all
+    select
+        'expected_series' as seed_name,
+        agent
+    from {{ ref('expected_series') }}
+    union all
+    select
+        'history_pass_rules' as seed_name,
+        agent
+    from {{ ref('history_pass_rules') }}
 
 ),
 
@@ -76,6 +97,30 @@ problems as (
     from registry_kinds
     group by kind
     having count(*) > 1
+
+    union all
+
+    select
+        seed_agents.agent as subject,
+        'agent in seed ' || seed_agents.seed_name
+        || ' is not a registered agent'
+        || case
+            when seed_agents.seed_name = 'history_pass_rules'
+                then ' with items (seed agents, has_items)'
+            else ' (seed agents)'
+        end as problem
+    from seed_agents
+    left join registry
+        on seed_agents.agent = registry.agent
+    where
+        seed_agents.agent is not null
+        and (
+            registry.agent is null
+            or (
+                seed_agents.seed_name = 'history_pass_rules'
+                and not registry.has_items
+            )
+        )
 
 )
 

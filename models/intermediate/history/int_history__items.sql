@@ -1,8 +1,8 @@
--- One row per scored item of every registered agent that has items a pass
--- rule applies to (today resume and recruit; int_<agent>__history_items),
--- with the rule of seed history_pass_rules applied: the item passes when
--- its stability and accuracy scores reach the agent's minimums. A view:
--- readers filter by set.
+-- One row per scored item of every registered agent that has items
+-- (int_<agent>__history_items; the registry's has_items), each with its
+-- agent's pass verdict: the agent applies its own rule (resume and recruit
+-- the seed history_pass_rules, an imported tool its scorer's value). A
+-- view: readers filter by set.
 with
 
 all_items as (
@@ -11,27 +11,14 @@ all_items as (
         'agent', 'set_id', 'file_sha256', 'line_number', 'query_id', 'round',
         'round_order', 'segment', 'status', 'is_duplicate', 'accuracy_score',
         'stability_score', 'latency_sec', 'latency_score', 'query_text',
-        'assistant_message', 'error_message', 'fail_detail'
+        'assistant_message', 'error_message', 'fail_detail', 'is_pass'
     ]) }}
-
-),
-
-pass_rules as (
-
-    select * from {{ ref('history_pass_rules') }}
 
 ),
 
 final as (
 
-    select
-        all_items.*,
-        {{ passes_item_rule(
-            'all_items.stability_score', 'all_items.accuracy_score', 'pass_rules'
-        ) }} as is_pass
-    from all_items
-    inner join pass_rules
-        on all_items.agent = pass_rules.agent
+    select * from all_items
 
 )
 

@@ -59,7 +59,8 @@ final as (
             first_failed_checks.failed_check,
             items.accuracy_reason,
             items.status_reason
-        ) as fail_detail
+        ) as fail_detail,
+        items.is_pass
     from items
     left join first_failed_checks
         on

@@ -12,8 +12,8 @@ scales as (
         cast({{ score_scale_max('item') }} as double) as scale_max
     union all
     select
-        'summary' as scale,
-        cast({{ score_scale_max('summary') }} as double) as scale_max
+        'unit' as scale,
+        cast({{ score_scale_max('unit') }} as double) as scale_max
 
 ),
 

@@ -1,7 +1,8 @@
--- One row per item matched between the latest set of each resume / recruit
--- series and its baseline set: same query and same round (the first row of
--- a duplicated (query, round)). Both statuses, both pass flags (seed
--- history_pass_rules) and both messages; transition says which way it went.
+-- One row per item matched between the latest set of each series of an
+-- agent with items and its baseline set: same query and same round (the
+-- first row of a duplicated (query, round)). Both statuses, both pass
+-- flags (each agent's own rule) and both messages; transition says which
+-- way it went.
 with
 
 items as (
@@ -17,7 +18,6 @@ sets as (
     where
         is_latest
         and baseline_set_id is not null
-        and agent in ('resume_agent', 'recruit_agent')
 
 ),
 

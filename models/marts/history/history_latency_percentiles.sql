@@ -26,8 +26,7 @@ items as (
 
     select * from {{ ref('int_history__items') }}
     where
-        {{ is_unbuilt_set(kind='resume_agent') }}
-        or {{ is_unbuilt_set(kind='recruit_agent') }}
+        {{ is_unbuilt_item_set() }}
 
 ),
 

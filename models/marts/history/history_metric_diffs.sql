@@ -1,7 +1,8 @@
 -- One row per (set, set-level metric) that has a baseline: the change
 -- against the baseline set of its series, a 95% interval of the change and
 -- a verdict. A change is beyond noise when its interval excludes 0 and it is
--- at least the metric's min_delta (seed history_metrics) in size; without
+-- at least the metric's min_delta (seed history_metrics, as
+-- history_set_metrics resolves it) in size; without
 -- an interval (a side with one cluster) the size alone decides. A
 -- comparison across scoring versions is flagged, never silent.
 with
@@ -15,12 +16,6 @@ set_metrics as (
 sets as (
 
     select * from {{ ref('int_history__sets') }}
-
-),
-
-metric_rules as (
-
-    select * from {{ ref('history_metrics') }}
 
 ),
 
@@ -50,7 +45,7 @@ paired as (
             as t_critical,
         cur.scoring_version,
         base.scoring_version as baseline_scoring_version,
-        metric_rules.min_delta
+        cur.min_delta
     from set_metrics as cur
     inner join sets
         on cur.set_id = sets.set_id
@@ -58,10 +53,6 @@ paired as (
         on
             sets.baseline_set_id = base.set_id
             and cur.metric = base.metric
-    left join metric_rules
-        on
-            cur.agent = metric_rules.agent
-            and cur.metric = metric_rules.metric
 
 ),
 

@@ -15,8 +15,7 @@ repeats as (
 
     select * from {{ ref('history_query_repeats') }}
     where
-        {{ is_unbuilt_set(kind='resume_agent') }}
-        or {{ is_unbuilt_set(kind='recruit_agent') }}
+        {{ is_unbuilt_item_set() }}
 
 ),
 

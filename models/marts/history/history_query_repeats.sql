@@ -16,8 +16,7 @@ items as (
     where
         not is_duplicate
         and (
-            {{ is_unbuilt_set(kind='resume_agent') }}
-            or {{ is_unbuilt_set(kind='recruit_agent') }}
+            {{ is_unbuilt_item_set() }}
         )
 
 ),

@@ -47,9 +47,15 @@ final as (
         sets.set_seq,
         sets.is_latest,
         with_interval.metric,
-        metric_rules.label_ko as metric_label,
+        -- a rule row of metric '*' covers an agent's metrics named by its
+        -- data (an imported tool's scorers): labelled by their own name
+        case
+            when metric_rules.metric = '*' then with_interval.metric
+            else metric_rules.label_ko
+        end as metric_label,
         cast(metric_rules.metric_order as integer) as metric_order,
         metric_rules.direction,
+        cast(metric_rules.min_delta as double) as min_delta,
         with_interval.metric_value,
         with_interval.estimate,
         with_interval.n_obs,
@@ -79,7 +85,12 @@ final as (
     left join metric_rules
         on
             with_interval.agent = metric_rules.agent
-            and with_interval.metric = metric_rules.metric
+            and metric_rules.metric in (with_interval.metric, '*')
+    -- the metric's own rule before the agent's '*' rule
+    qualify row_number() over (
+        partition by with_interval.set_id, with_interval.metric
+        order by metric_rules.metric = '*'
+    ) = 1
 
 )
 

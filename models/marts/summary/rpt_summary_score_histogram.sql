@@ -31,7 +31,7 @@ observations as (
 
 final as (
 
-    {{ score_histogram('observations', 'summary') }}
+    {{ score_histogram('observations', 'unit') }}
 
 )
 

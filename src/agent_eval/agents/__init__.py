@@ -64,6 +64,8 @@ class Agent:
     report_folder: str
     # the importable module of the agent's Python parts
     python_module: str
+    # it scores items a pass verdict applies to (the history's item marts)
+    has_items: bool = False
 
     @property
     def module(self) -> ModuleType:
@@ -121,6 +123,7 @@ def _load(seed: Path, mtime_ns: int) -> tuple[Agent, ...]:
                 set_table=f"marts.{row['set_model']}",
                 report_folder=row["report_folder"],
                 python_module=row["python_module"],
+                has_items=(row.get("has_items") or "").strip().lower() == "true",
             )
             for row in csv.DictReader(handle)
         )

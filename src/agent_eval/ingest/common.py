@@ -25,6 +25,15 @@ def sha256_of(data: bytes) -> str:
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
+def sha256_of_file(path: Path, chunk_bytes: int = 1 << 20) -> str:
+    """sha256 of a file read in chunks (a large file is never held whole)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(chunk_bytes):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
 def is_drop_date(name: str) -> bool:
     """A drop folder name that is a real calendar date, YYYY-MM-DD
     (2026-02-30 and 2026-13-45 have the shape and are not)."""

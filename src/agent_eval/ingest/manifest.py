@@ -22,10 +22,11 @@ from agent_eval.ingest.common import (
     is_drop_date,
     resolve_drops_dir,
     sha256_of,
+    sha256_of_file,
 )
 from agent_eval.ingest.kinds import match_kind, match_kind_ignoring_case
 from agent_eval.ingest.landing import Landing
-from agent_eval.ingest.parse import parse_csv, parse_file, start_csv_parse
+from agent_eval.ingest.parse import parse_csv, parse_file, parse_log, start_csv_parse
 from agent_eval.ingest.unicode_form import NAME_NOT_NFC, TEXT_NOT_NFC, nfc
 
 MANIFEST_SCHEMA = pa.schema(
@@ -272,6 +273,8 @@ def _observations(
             if kind is not None and kind.fmt == "csv":
                 scan = csv_load.scan_file(path)
                 sha, size = scan.sha256, scan.counts.size
+            elif kind is not None and kind.fmt == "log":
+                sha, size = sha256_of_file(path), size_now  # its reader streams it
             else:
                 data = path.read_bytes()
                 sha, size = sha256_of(data), len(data)
@@ -314,10 +317,13 @@ def _observations(
             row["duplicate_of"] = loaded_sha_path[sha]
         else:
             try:
-                facts = parse_csv(path, kind, scan, landing, speculation) if scan is not None else None
-                if facts is not None and not scan.is_nfc and facts.get("encoding", "").startswith("utf-8"):
-                    facts["loader_note"] = "; ".join(filter(None, [facts.get("loader_note"), TEXT_NOT_NFC]))
-                if facts is None:
+                if scan is not None:
+                    facts = parse_csv(path, kind, scan, landing, speculation)
+                    if not scan.is_nfc and (facts.get("encoding") or "").startswith("utf-8"):
+                        facts["loader_note"] = "; ".join(filter(None, [facts.get("loader_note"), TEXT_NOT_NFC]))
+                elif kind.fmt == "log":
+                    facts = parse_log(path, kind, sha, landing)
+                else:
                     facts = parse_file(data, kind, sha, landing)
                 notes = [row["loader_note"], facts.pop("loader_note", None)]
                 row.update(facts)

@@ -90,6 +90,16 @@ def parse_file(data: bytes, kind: DropKind, sha256: str, landing: Landing) -> di
     return facts
 
 
+def parse_log(path: Path, kind: DropKind, sha256: str, landing: Landing) -> dict[str, Any]:
+    """Read a file of another tool's format with its kind's reader and land
+    its records and header; returns the manifest's facts. Raises
+    RejectedFile."""
+    assert kind.reader is not None
+    header, records = kind.reader(path)
+    landed = _land_exact(landing, kind, sha256, records, header)
+    return {"n_data_records": landed.n_records}
+
+
 def _csv_encoding(path: Path, scan: csv_load.FileScan) -> str:
     """``encoding_of`` a CSV file scanned in chunks (the scan found where
     UTF-8 fails; CP949 is tried by reading the file again only then)."""

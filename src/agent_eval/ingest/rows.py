@@ -13,10 +13,10 @@ import pyarrow as pa
 
 from agent_eval.drop_kinds import DropKind
 from agent_eval.ingest import csv_load
-from agent_eval.ingest.common import FileChanged, RejectedFile, resolve_drops_dir, sha256_of
+from agent_eval.ingest.common import FileChanged, RejectedFile, resolve_drops_dir, sha256_of, sha256_of_file
 from agent_eval.ingest.kinds import kind_named
 from agent_eval.ingest.landing import Landed, Landing, landing_root, rows_schema, select_sql
-from agent_eval.ingest.parse import parse_csv, parse_file
+from agent_eval.ingest.parse import parse_csv, parse_file, parse_log
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,10 @@ def _land_again(kind: DropKind, path: Path, sha256: str, landing: Landing) -> La
             if scan.sha256 != sha256:
                 return None
             parse_csv(path, kind, scan, landing)
+        elif kind.fmt == "log":
+            if sha256_of_file(path) != sha256:
+                return None
+            parse_log(path, kind, sha256, landing)
         else:
             data = path.read_bytes()
             if sha256_of(data) != sha256:
@@ -140,7 +144,7 @@ def headers_table(kind_name: str, drops_dir: str | Path, pending: Iterable[Pendi
     """One row per pending file of a json kind: its top-level fields as JSON
     text, from its landing."""
     kind = kind_named(kind_name)
-    if kind.fmt != "json" or kind.records_key is None:
+    if not kind.has_header:
         raise ValueError(f"kind {kind_name!r} has no document header")
     rows = [
         {

@@ -28,7 +28,7 @@ def summary_metric_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figu
     if not metrics:
         return False
     bins, edges = score_histogram(
-        con, "marts.rpt_summary_score_histogram", set_id, "summary", [m["metric"] for m in metrics]
+        con, "marts.rpt_summary_score_histogram", set_id, "unit", [m["metric"] for m in metrics]
     )
     axes = panels(fig, len(metrics), ncols=2)
     for ax, metric in zip(axes, metrics):

@@ -1,0 +1,63 @@
+{{ config(materialized='ephemeral') }}
+-- The agent interface (docs/adding-an-agent.md): one row per (Inspect AI
+-- log, metric): each scorer's mean (eval_set_scores, its accuracy or mean
+-- row), the tokens per sample and the cost (eval_runs) as the marts hold
+-- them (one source of truth), beside the stats model's estimate, n and
+-- standard error.
+with
+
+stats as (
+
+    select * from {{ ref('int_inspect__set_stats') }}
+
+),
+
+set_scores as (
+
+    select * from {{ ref('eval_set_scores') }}
+
+),
+
+runs as (
+
+    select * from {{ ref('eval_runs') }}
+
+),
+
+mart_values as (
+
+    select
+        set_id,
+        scorer as metric,
+        min(value) as metric_value
+    from set_scores
+    where metric in ('accuracy', 'mean')
+    group by set_id, scorer
+
+    union all
+
+    select
+        set_id,
+        'tokens_per_sample' as metric,
+        tokens_per_sample as metric_value
+    from runs
+    where tokens_per_sample is not null
+
+    union all
+
+    select
+        set_id,
+        'total_cost' as metric,
+        total_cost as metric_value
+    from runs
+    where total_cost is not null
+
+),
+
+final as (
+
+    {{ interface_set_metrics('stats', 'mart_values') }}
+
+)
+
+select * from final

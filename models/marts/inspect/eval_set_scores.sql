@@ -1,0 +1,175 @@
+{{ config(
+    materialized='incremental',
+    incremental_strategy='append',
+    pre_hook="{{ delete_replaced_sets() }}",
+) }}
+-- depends_on: {{ ref('int_sets__current') }}
+-- One row per (set, scorer, metric) of an imported tool's run: the metric
+-- computed here from the items (accuracy and mean: the mean over samples of
+-- the epoch-reduced value; stderr: clustered by sample; std), its 95%
+-- interval, and the figure the log itself reports (tool_reported_value).
+-- The metrics are the ones the log reports for the scorer (mean when it
+-- reports none: an unfinished log); one this warehouse does not compute
+-- has value null. agrees_with_tool is false when both define the metric
+-- and differ by more than 1e-9 (data test: a verdict on the night).
+with
+
+logs as (
+
+    select * from {{ ref('int_inspect__logs_current') }}
+    where {{ is_unbuilt_set(kind='inspect_log') }}
+
+),
+
+stats as (
+
+    select * from {{ ref('int_inspect__set_stats') }}
+    where {{ is_unbuilt_set(kind='inspect_log') }}
+
+),
+
+result_entries as (
+
+    select
+        set_id,
+        unnest(json_transform(results_json -> '$.scores', '["JSON"]'))
+            as score
+    from logs
+
+),
+
+reported_scores as (
+
+    select
+        set_id,
+        case
+            when (score ->> '$.name') = (score ->> '$.scorer')
+                then score ->> '$.name'
+            else (score ->> '$.scorer') || '.' || (score ->> '$.name')
+        end as scorer,
+        score ->> '$.reducer' as reducer,
+        unnest(map_entries(json_transform(
+            score -> '$.metrics', '"MAP(VARCHAR, JSON)"'
+        ))) as metric_entry
+    from result_entries
+
+),
+
+reported as (
+
+    select
+        reported_scores.set_id,
+        reported_scores.scorer,
+        reported_scores.metric_entry.key as metric,
+        min({{ json_finite_number(
+            "reported_scores.metric_entry.value -> '$.value'"
+        ) }}) as tool_reported_value
+    from reported_scores
+    group by all
+
+),
+
+scorer_stats as (
+
+    select stats.*
+    from stats
+    where stats.metric not in ('tokens_per_sample', 'total_cost')
+
+),
+
+metric_rows as (
+
+    -- the metrics the log reports; mean for a scorer it reports none of
+    select
+        set_id,
+        scorer,
+        metric,
+        tool_reported_value
+    from reported
+
+    union all
+
+    select
+        scorer_stats.set_id,
+        scorer_stats.metric as scorer,
+        'mean' as metric,
+        null as tool_reported_value
+    from scorer_stats
+    where
+        not exists (
+            select 1
+            from reported
+            where
+                reported.set_id = scorer_stats.set_id
+                and reported.scorer = scorer_stats.metric
+        )
+
+),
+
+computed as (
+
+    select
+        metric_rows.set_id,
+        metric_rows.scorer,
+        metric_rows.metric,
+        metric_rows.tool_reported_value,
+        scorer_stats.n_obs as n_samples,
+        scorer_stats.n_clusters,
+        scorer_stats.metric_value as mean_value,
+        scorer_stats.std_error,
+        {{ t_critical_975('scorer_stats.n_clusters - 1') }} as t_critical,
+        case metric_rows.metric
+            when 'accuracy' then scorer_stats.metric_value
+            when 'mean' then scorer_stats.metric_value
+            when 'stderr' then coalesce(scorer_stats.std_error, 0)
+            when 'std'
+                then coalesce(
+                    scorer_stats.std_error * sqrt(scorer_stats.n_clusters), 0
+                )
+        end as value
+    from metric_rows
+    left join scorer_stats
+        on
+            metric_rows.set_id = scorer_stats.set_id
+            and metric_rows.scorer = scorer_stats.metric
+
+),
+
+final as (
+
+    select
+        computed.set_id,
+        computed.scorer,
+        computed.metric,
+        computed.value,
+        cast(computed.n_samples as bigint) as n_samples,
+        computed.std_error,
+        case
+            when
+                computed.metric in ('accuracy', 'mean')
+                and computed.std_error is not null
+                then computed.value - computed.t_critical * computed.std_error
+        end as ci_low,
+        case
+            when
+                computed.metric in ('accuracy', 'mean')
+                and computed.std_error is not null
+                then computed.value + computed.t_critical * computed.std_error
+        end as ci_high,
+        computed.tool_reported_value,
+        case
+            when computed.value is null or computed.tool_reported_value is null
+                then null
+            else abs(computed.value - computed.tool_reported_value) <= 1e-9
+        end as agrees_with_tool,
+        logs.drop_date,
+        logs.series_id,
+        logs.file_sha256,
+        {{ scoring_version('inspect') }} as scoring_version
+    from computed
+    inner join logs
+        on computed.set_id = logs.set_id
+
+)
+
+select * from final

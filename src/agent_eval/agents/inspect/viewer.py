@@ -1,0 +1,64 @@
+"""An Inspect AI log's page in the web viewer: the run (status, tokens),
+each scorer's metrics beside what Inspect reported, and the items (sample,
+epoch, scorer) filtered by scorer, pass, error and a text search, paged in
+SQL."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_eval.db import Cursor, one, rows
+from agent_eval.viewer.pages import MAX_QUERY_CHARS, PER_PAGE, BadRequest, NotFound, parse_choice, parse_int
+
+TEMPLATE = "set_inspect.html"
+
+
+def set_page(cur: Cursor, set_id: str, args: dict[str, str]) -> dict[str, Any]:
+    run = one(cur, "select * from marts.eval_runs where set_id = ?", [set_id])
+    if run is None:
+        raise NotFound(f"no Inspect AI run in set {set_id!r}")
+    scores = rows(cur, "select * from marts.eval_set_scores where set_id = ? order by scorer, metric", [set_id])
+    scorers = [
+        r["scorer"]
+        for r in rows(cur, "select distinct scorer from marts.eval_item_scores where set_id = ? order by 1", [set_id])
+    ]
+    scorer = parse_choice(args.get("scorer"), "scorer", scorers)
+    result = parse_choice(args.get("result"), "result", ("pass", "fail"))
+    errors = parse_choice(args.get("error"), "error", ("yes", "no"))
+    per_page = parse_int(args.get("per_page"), "per_page", 50)
+    if per_page not in PER_PAGE:
+        raise BadRequest(f"per_page must be one of {', '.join(map(str, PER_PAGE))}")
+    page = parse_int(args.get("page"), "page", 1, 1, 10_000_000)
+    text = (args.get("q") or "").strip()
+    if len(text) > MAX_QUERY_CHARS:
+        raise BadRequest(f"q must be at most {MAX_QUERY_CHARS} characters")
+    where, params = ["set_id = ?"], [set_id]
+    if scorer is not None:
+        where.append("scorer = ?")
+        params.append(scorer)
+    if result is not None:
+        where.append("is_pass" if result == "pass" else "not is_pass")
+    if errors is not None:
+        where.append("error is not null" if errors == "yes" else "error is null")
+    if text:
+        where.append("(contains(input, ?) or contains(answer, ?) or contains(sample_id, ?))")
+        params += [text, text, text]
+    condition = " and ".join(where)
+    total = one(cur, f"select count(*) as n from marts.eval_item_scores where {condition}", params)["n"]
+    items = rows(
+        cur,
+        "select sample_id, epoch, scorer, input, target, answer, value_raw, value, is_pass, explanation, error, "
+        f"latency_sec from marts.eval_item_scores where {condition} "
+        "order by sample_id, epoch, scorer limit ? offset ?",
+        [*params, per_page, (page - 1) * per_page],
+    )
+    return {
+        "run": run,
+        "scores": scores,
+        "items": items,
+        "scorers": scorers,
+        "filters": {"scorer": scorer, "result": result, "error": errors, "q": text, "per_page": per_page},
+        "page_no": page,
+        "n_items": total,
+        "n_pages": max(1, -(-total // per_page)),
+    }
