@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 DBT := $(BIN)/dbt
 export DBT_PROFILES_DIR := $(CURDIR)
 
-.PHONY: setup lock browser demo serve test test-fast lint build docs bench readme-chart clean
+.PHONY: setup lock browser demo serve test test-fast lint build docs bench readme-chart clean fixtures
 
 # Installs exactly the versions in constraints.txt (the lock, written by
 # `make lock`), so a new release of any dependency cannot change a fresh
@@ -67,6 +67,16 @@ build: setup
 # several minutes; writes BENCHMARKS.md and BENCHMARKS.json.
 bench: setup
 	$(BIN)/python scripts/bench.py --out BENCHMARKS.md
+
+# The Inspect AI logs of the tests (tests/fixtures/inspect), written again by
+# inspect_ai itself with its offline mockllm provider, in a virtualenv of
+# their own (inspect-ai and its ~300 MB of dependencies are no dependency of
+# the warehouse). Inspect names logs by time and id: the files change names.
+FIXTURES_VENV ?= .venv-fixtures
+fixtures:
+	$(PYTHON) -m venv $(FIXTURES_VENV)
+	$(FIXTURES_VENV)/bin/pip install --quiet -r scripts/fixtures/requirements-inspect.txt
+	$(FIXTURES_VENV)/bin/python scripts/fixtures/inspect_logs.py
 
 # The images shown in the README ("Charts", "The morning summary", "Browsing
 # the results"), from the bundled samples.

@@ -53,3 +53,17 @@
     from broken
     where n_rows > 0
 {% endtest %}
+
+
+{% test agrees_with_tool(model, column_name, describe) %}
+    {#- A verdict on the night: one row per row of `model` whose
+        `column_name` is false - a figure computed here that differs from
+        the one the imported tool reported - described by `describe` (a SQL
+        text expression). Configure it with severity warn (a verdict must
+        not stop the models downstream of `model` from being built),
+        store_failures (`agent-eval build` reads the rows and names them)
+        and tag `verdict` (the night exits 3). -#}
+    select {{ describe }} as what
+    from {{ model }}
+    where {{ column_name }} = false
+{% endtest %}

@@ -65,6 +65,7 @@ TARGETS = {
     "scale_marginal_spread": 1.25,  # largest / smallest marginal wall per row
     "viewer_items_p95_ms": 300.0,  # issue 15
     "viewer_overview_p95_ms": 200.0,
+    "inspect_import_over_floor": 2.0,  # importing an Inspect log over reading its members
 }
 BOUND_EXPLAINED_ABOVE = 3.0  # say what bounds the full build above this many floors
 RSS_MARGIN_MIB = 512.0  # dbt's own Python beside DuckDB's buffer pool
@@ -346,6 +347,34 @@ def viewer_requests(set_id: str, rounds: list[str]) -> list[str]:
     return urls
 
 
+INSPECT_DATE = "2026-11-03"
+
+
+def inspect_floor_main(log_path: str, result_path: str) -> None:
+    """The floor of importing an Inspect AI log: every member found in the
+    zip's central directory, decompressed (zstd) and JSON-parsed, in one
+    process; nothing kept."""
+    import zipfile
+
+    import zstandard
+
+    started = time.perf_counter()
+    n_members = n_samples = 0
+    with zipfile.ZipFile(log_path) as archive, open(log_path, "rb") as handle:
+        for info in archive.infolist():
+            handle.seek(info.header_offset + 26)
+            name_len, extra_len = (int.from_bytes(handle.read(2), "little") for _ in range(2))
+            handle.seek(info.header_offset + 30 + name_len + extra_len)
+            raw = handle.read(info.compress_size)
+            reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+            json.loads(reader.read())
+            n_members += 1
+            n_samples += info.filename.startswith("samples/")
+    Path(result_path).write_text(
+        json.dumps({"members": n_members, "samples": n_samples, "wall_s": time.perf_counter() - started})
+    )
+
+
 def viewer_main(db_path: str, result_path: str) -> None:
     """Server time of the viewer's pages on the big warehouse (the Flask test
     client: request parsing, queries and rendering, no network)."""
@@ -423,6 +452,8 @@ def dbt_cmd(*args: str) -> list[str]:
 
 
 BUILD = dbt_cmd("build", "--exclude-resource-type", "unit_test")
+# importing Inspect logs: the manifest and the loader models (raw history)
+INSPECT_IMPORT = dbt_cmd("build", "--select", "raw_drop_files", "raw_inspect_samples", "raw_inspect_logs")
 PLAIN_BUILD = [venv_tool("dbt"), "build"]  # exactly as a user types it in the project
 
 
@@ -746,6 +777,47 @@ def one_round(bench: Bench, i: int, big_csv: Path, samples_db: Path, n_big: int,
 # ---------------------------------------------------------------------------
 
 
+def inspect_step(bench: Bench, n_samples: int, runs: int) -> dict[str, Any]:
+    """An Inspect AI log of ``n_samples`` sample records (written by
+    scripts/fixtures/inspect_bench_log.py from a real log, once), imported
+    into raw history against the floor of reading its members."""
+    folder = bench.work / "inspect" / str(n_samples) / INSPECT_DATE  # one log per size
+    log = folder / "inspect" / "bench.eval"
+    if not log.exists():
+        log.parent.mkdir(parents=True, exist_ok=True)
+        measure(
+            [
+                sys.executable,
+                str(PROJECT / "scripts" / "fixtures" / "inspect_bench_log.py"),
+                "-n",
+                str(n_samples),
+                "--out",
+                str(log),
+            ],
+            dict(os.environ),
+            bench.logs / "inspect-log.log",
+        )
+    bench.layouts["inspect"] = [folder]
+    result = bench.work / "inspect-floor.json"
+    for i in range(runs):
+        print(f"bench: inspect import {i + 1}/{runs}", flush=True)
+        bench.timed(
+            "inspect_floor", [sys.executable, str(Path(__file__).resolve()), "_inspect_floor", str(log), str(result)]
+        )
+        bench.build("inspect_import", "inspect", cmd=INSPECT_IMPORT)
+    with duckdb_connect(bench.db) as con:
+        loaded = con.execute("select count(*) from raw.raw_inspect_samples").fetchone()[0]
+    if loaded != n_samples:
+        raise SystemExit(f"bench: the Inspect import loaded {loaded} sample records of {n_samples}")
+    return {"samples": n_samples, "log_bytes": log.stat().st_size, "floor": json.loads(result.read_text())}
+
+
+def duckdb_connect(db: Path) -> Any:
+    import duckdb
+
+    return duckdb.connect(str(db), read_only=True)
+
+
 def memory_budget() -> tuple[str, float]:
     """AGENT_EVAL_DUCKDB_MEMORY as dbt sees it (the environment, else the
     default in profiles.yml) and its size in MiB (DuckDB: GB = 1000^3, GiB = 1024^3)."""
@@ -837,6 +909,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         found = one_round(bench, i, folders["big_csv"], samples_db, n_big, n_inc)
         checked = checked or found
         load.append(os.getloadavg()[0])
+    inspect = inspect_step(bench, args.inspect, args.runs) if args.inspect else None
     fresh(bench.db)
     speed_after = machine_speed(args.runs)
     scale = run_scale(bench, args.scale, args.seed, n_big, args.scale_runs or args.runs) if args.scale else None
@@ -863,6 +936,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         "nodes": bench.nodes,
         "ratios": ratios(figures),
         "scale": scale,
+        "inspect": inspect,
     }
     data["targets"] = [asdict(t) for t in targets(data)]
     return data
@@ -962,6 +1036,24 @@ def targets(data: dict[str, Any]) -> list[Target]:
         ),
         *viewer_targets(data.get("viewer")),
         *scale_targets(data["scale"]),
+        *inspect_targets(data),
+    ]
+
+
+def inspect_targets(data: dict[str, Any]) -> list[Target]:
+    """Importing an Inspect AI log: streaming, over the floor of reading
+    and parsing its members; peak memory within the budget."""
+    inspect, f = data.get("inspect"), data["figures"]
+    label = "8. import of an Inspect AI log over the floor of reading and JSON-parsing its members"
+    rss_label = f"8m. peak memory of that import (the DuckDB budget + {RSS_MARGIN_MIB:.0f} MiB)"
+    if not inspect:
+        return [Target("8", label, "not run (`--inspect 0`)", None), Target("8m", rss_label, "not run", None)]
+    ratio = f["inspect_import"]["wall_s"] / f["inspect_floor"]["wall_s"]
+    what = f" ({inspect['samples']:,} sample records, {inspect['log_bytes'] / 2**20:.0f} MB: import {f['inspect_import']['wall_s']:.2f} s, floor {f['inspect_floor']['wall_s']:.2f} s)"
+    _, budget_mib = memory_budget()
+    return [
+        at_most("8", label, ratio, TARGETS["inspect_import_over_floor"], "×", what),
+        at_most("8m", rss_label, f["inspect_import"]["peak_rss_mib"], budget_mib + RSS_MARGIN_MIB, "MiB"),
     ]
 
 
@@ -1350,6 +1442,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["_floor"]:
         floor_main(argv[1], argv[2])
         return 0
+    if argv[:1] == ["_inspect_floor"]:
+        inspect_floor_main(argv[1], argv[2])
+        return 0
     if argv[:1] == ["_viewer"]:
         viewer_main(argv[1], argv[2])
         return 0
@@ -1369,6 +1464,12 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=0,
         help="runs per scale point (default: --runs); the curve's large builds take minutes each",
+    )
+    parser.add_argument(
+        "--inspect",
+        type=int,
+        default=100_000,
+        help="sample records of the Inspect AI log whose import is measured (0: skip)",
     )
     parser.add_argument("--work", default=str(PROJECT / ".bench"), help="scratch folder (drops are kept)")
     parser.add_argument("--out", default=str(PROJECT / "BENCHMARKS.md"), help="the markdown report")

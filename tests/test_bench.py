@@ -31,6 +31,8 @@ FIGURES = (
     "evaluate",
     "demo_cold",
     "demo",
+    "inspect_floor",
+    "inspect_import",
 )
 BUILDS = (
     "full",
@@ -44,7 +46,7 @@ BUILDS = (
     "demo",
     "scale 120",
 )
-TARGETS = ("1a", "1b", "2a", "2b", "3", "3m", "4", "5", "v1", "v2", "7m", "7l")
+TARGETS = ("1a", "1b", "2a", "2b", "3", "3m", "4", "5", "v1", "v2", "7m", "7l", "8", "8m")
 
 
 @pytest.mark.dbt
@@ -64,6 +66,8 @@ def test_bench_smoke_run_produces_every_figure(tmp_path):
             "60,120",
             "--scale-runs",
             "1",
+            "--inspect",
+            "300",
             "--work",
             str(tmp_path / "work"),
             "--out",
@@ -87,6 +91,9 @@ def test_bench_smoke_run_produces_every_figure(tmp_path):
     assert viewer["n_items_requests"] == 50
     assert 0 < viewer["items_p50_ms"] <= viewer["items_p95_ms"] <= viewer["items_max_ms"]
     assert viewer["overview_p95_ms"] > 0 and viewer["item_page_max_ms"] > 0
+    # the Inspect log's import: all its sample records in raw history
+    assert data["inspect"]["samples"] == 300 and data["inspect"]["floor"]["samples"] == 300
+    assert {t["key"] for t in data["targets"]} >= {"8", "8m"}
     # the floor's per-round figures: 3 rounds of 20 rows
     assert [row[:2] for row in data["floor_result"]] == [["1/1", 20], ["2/1", 20], ["3/1", 20]]
     # every build's nodes, counted from its run_results.json

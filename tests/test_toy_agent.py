@@ -12,6 +12,7 @@ viewer. Expected values are worked out by hand from the fixture files.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -38,9 +39,9 @@ def add_toy_agent(project: Path) -> None:
         seed.write(METRIC_ROW)
     config = project / "dbt_project.yml"
     text = config.read_text(encoding="utf-8")
-    listed = "agents: [resume_agent, recruit_agent, engagement, summary]"
-    assert listed in text
-    config.write_text(text.replace(listed, listed[:-1] + ", echo_agent]"), encoding="utf-8")
+    listed = re.search(r"\n  agents: \[[^\]]*\]", text)
+    assert listed, "vars.agents in dbt_project.yml"
+    config.write_text(text.replace(listed[0], listed[0][:-1] + ", echo_agent]"), encoding="utf-8")
 
 
 @pytest.fixture(scope="module")

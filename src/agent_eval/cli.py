@@ -336,7 +336,10 @@ def cmd_build(
             file=sys.stderr,
         )
         return EXIT_GATE_FAILED
-    if summary.has_rejections:
+    disagreements = gates.failed_tagged_verdicts(paths.target_dir, paths.db_path)
+    for name, message in disagreements:
+        print(f"agent-eval: {name}: {message}", file=sys.stderr)
+    if summary.has_rejections or disagreements:
         for path, reason in summary.rejected_files:
             print(f"agent-eval: rejected file {path}: {reason}", file=sys.stderr)
         if summary.n_rejected_rows:
@@ -345,7 +348,8 @@ def cmd_build(
                 file=sys.stderr,
             )
         print(
-            f"agent-eval: exit {EXIT_REJECTED}: built and published, but input was rejected (above)",
+            f"agent-eval: exit {EXIT_REJECTED}: built and published, but input was rejected "
+            "or disagreed with its tool (above)",
             file=sys.stderr,
         )
         return EXIT_REJECTED

@@ -8,6 +8,7 @@ reads their outcome; it decides nothing.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -40,24 +41,64 @@ def failed_nodes(target_dir: Path) -> list[str] | None:
     return [r["unique_id"] for r in results if str(r.get("status")).lower() in FAILED_STATUSES]
 
 
-def _not_verdicts(failed: list[str]) -> list[str]:
-    return [node for node in failed if node not in VERDICT_TESTS]
+# a data test with this tag is a verdict on the night's input, like the
+# rejected-input test (an imported run whose figures disagree with the ones
+# its tool reported): the night is built and published, and exits 3
+VERDICT_TAG = "verdict"
+
+
+def tagged_verdicts(target_dir: Path) -> set[str]:
+    """unique_ids of the data tests tagged VERDICT_TAG in dbt's manifest."""
+    try:
+        nodes = json.loads((target_dir / "manifest.json").read_text(encoding="utf-8"))["nodes"]
+    except (OSError, ValueError, KeyError):
+        return set()
+    return {uid for uid, node in nodes.items() if uid.startswith("test.") and VERDICT_TAG in (node.get("tags") or [])}
+
+
+def _not_verdicts(failed: list[str], target_dir: Path) -> list[str]:
+    verdicts = VERDICT_TESTS | tagged_verdicts(target_dir)
+    return [node for node in failed if node not in verdicts]
 
 
 def broken_nodes(target_dir: Path) -> list[str] | None:
     """The failed nodes of dbt's last run that are not verdicts on the night
-    (VERDICT_TESTS): what means the build itself broke. None when there is no
-    readable run_results.json."""
+    (VERDICT_TESTS, tests tagged VERDICT_TAG): what means the build itself
+    broke. None when there is no readable run_results.json."""
     failed = failed_nodes(target_dir)
-    return None if failed is None else _not_verdicts(failed)
+    return None if failed is None else _not_verdicts(failed, target_dir)
 
 
 def only_verdicts_failed(target_dir: Path) -> bool:
     """True when the last dbt run's only failures are verdicts on the night,
-    the quality gates and the rejected-input test: every score was built,
-    the night just did not pass (exit 4 / 3 say which)."""
+    the quality gates, the rejected-input test and the tests tagged
+    VERDICT_TAG: every score was built, the night just did not pass (exit 4
+    / 3 say which)."""
     failed = failed_nodes(target_dir)
-    return bool(failed) and not _not_verdicts(failed)
+    return bool(failed) and not _not_verdicts(failed, target_dir)
+
+
+def failed_tagged_verdicts(target_dir: Path, db_path: Path) -> list[tuple[str, str]]:
+    """(test name, what) of each row of the tests tagged VERDICT_TAG that
+    warned or failed in dbt's last run: they store their rows
+    (store_failures), and each row says in words what disagrees."""
+    tagged = tagged_verdicts(target_dir)
+    try:
+        results = json.loads((target_dir / "run_results.json").read_text(encoding="utf-8"))["results"]
+    except (OSError, ValueError, KeyError):
+        return []
+    found = []
+    for r in results:
+        if r["unique_id"] not in tagged or str(r.get("status")).lower() not in FAILED_STATUSES | {"warn"}:
+            continue
+        name = r["unique_id"].split(".")[2]
+        relation = r.get("relation_name")
+        lines: list[str] = []
+        if relation:
+            with contextlib.suppress(duckdb.Error), duckdb.connect(str(db_path), read_only=True) as con:
+                lines = [str(row[0]) for row in con.execute(f"select * from {relation} order by 1").fetchall()]
+        found += [(name, line) for line in lines] or [(name, " ".join(str(r.get("message") or "").split()))]
+    return found
 
 
 def read_results(db_path: Path) -> list[dict[str, Any]]:

@@ -97,7 +97,8 @@ def parse_log(path: Path, kind: DropKind, sha256: str, landing: Landing) -> dict
     assert kind.reader is not None
     header, records = kind.reader(path)
     landed = _land_exact(landing, kind, sha256, records, header)
-    return {"n_data_records": landed.n_records}
+    # the tools' JSON (a .json log, a zip's members) is UTF-8
+    return {"encoding": "utf-8", "n_data_records": landed.n_records}
 
 
 def _csv_encoding(path: Path, scan: csv_load.FileScan) -> str:
