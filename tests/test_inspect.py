@@ -253,6 +253,12 @@ def test_an_unfinished_log_is_loaded_and_marked_incomplete(night):
     assert set(unfinished.values()) >= {"error", "started"}
     for sid, status in unfinished.items():
         assert wh.query("select status, is_complete from marts.eval_runs where set_id = ?", [sid]) == [(status, False)]
+    # run_complete, the history metric a gate can require: 1 for status success only
+    complete = dict(
+        wh.query("select set_id, metric_value from marts.history_set_metrics where metric = 'run_complete'")
+    )
+    for path, log in EXPECTED.items():
+        assert complete[set_id(path)] == (1.0 if log["status"] == "success" else 0.0)
 
 
 def test_the_viewer_filters_an_inspect_set_by_scorer_and_result(night):
@@ -263,6 +269,23 @@ def test_the_viewer_filters_an_inspect_set_by_scorer_and_result(night):
     assert page.status_code == 200
     text = page.get_data(as_text=True)
     for sample in failing:
-        assert f"<td>{sample}</td>" in text
+        assert f">{sample}</a></td>" in text
     passing = {s for (s, _), ok in headline_passes(EXPECTED[NIGHT_2]).items() if ok} - set(failing)
-    assert not any(f"<td>{sample}</td>" in text for sample in passing)
+    assert not any(f">{sample}</a></td>" in text for sample in passing)
+
+
+def test_the_viewer_shows_one_sample_with_every_scorer(night):
+    wh, _, _ = night
+    log = EXPECTED[NIGHT_1]
+    sample = next(s for s in log["samples"] if isinstance(s["scores"].get("quality", {}).get("value"), dict))
+    client = create_app(wh.paths.published_db).test_client()
+    page = client.get("/set", query_string={"id": set_id(NIGHT_1), "sample": sample["id"], "epoch": sample["epoch"]})
+    assert page.status_code == 200
+    text = page.get_data(as_text=True)
+    assert f"Sample {sample['id']} · epoch {sample['epoch']}" in text
+    for name, score in sample["scores"].items():
+        keys = [f"{name}.{k}" for k in score["value"]] if isinstance(score["value"], dict) else [name]
+        for scorer in keys:
+            assert f"<tr><td>{scorer}</td>" in text
+    missing = client.get("/set", query_string={"id": set_id(NIGHT_1), "sample": "no-such-sample", "epoch": 1})
+    assert missing.status_code == 404

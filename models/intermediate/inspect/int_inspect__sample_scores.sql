@@ -18,13 +18,9 @@ logs as (
 
 ),
 
-result_entries as (
+reported_scores as (
 
-    select
-        set_id,
-        unnest(json_transform(results_json -> '$.scores', '["JSON"]'))
-            as score
-    from logs
+    select * from {{ ref('int_inspect__reported_scores') }}
 
 ),
 
@@ -32,14 +28,10 @@ log_reducers as (
 
     select
         set_id,
-        case
-            when (score ->> '$.name') = (score ->> '$.scorer')
-                then score ->> '$.name'
-            else (score ->> '$.scorer') || '.' || (score ->> '$.name')
-        end as scorer,
-        min(score ->> '$.reducer') as reducer
-    from result_entries
-    group by all
+        scorer,
+        min(reducer) as reducer
+    from reported_scores
+    group by set_id, scorer
 
 ),
 

@@ -1,7 +1,8 @@
 {{ config(materialized='ephemeral') }}
 -- The agent interface (docs/adding-an-agent.md): one row per (Inspect AI
 -- log, metric): each scorer's mean (eval_set_scores, its accuracy or mean
--- row), the tokens per sample and the cost (eval_runs) as the marts hold
+-- row), the tokens per sample, the cost and run_complete (eval_runs) as
+-- the marts hold
 -- them (one source of truth), beside the stats model's estimate, n and
 -- standard error.
 with
@@ -51,6 +52,14 @@ mart_values as (
         total_cost as metric_value
     from runs
     where total_cost is not null
+
+    union all
+
+    select
+        set_id,
+        'run_complete' as metric,
+        case when is_complete then 1.0 else 0.0 end as metric_value
+    from runs
 
 ),
 

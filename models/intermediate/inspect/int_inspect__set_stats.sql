@@ -8,9 +8,17 @@
 -- the epoch-reduced value (Inspect's accuracy / mean), and the tokens per
 -- sample record, with n and the standard error clustered by sample (each
 -- sample its own cluster: Inspect's stderr, std(ddof 1) / sqrt(n));
--- macros/history.sql. The log's cost (when it records one) is one value
--- with no interval.
+-- macros/history.sql. The log's cost (when it records one) and whether it
+-- finished (run_complete: 1 for status success) are one value each, with
+-- no interval.
 with
+
+logs as (
+
+    select * from {{ ref('int_inspect__logs_current') }}
+    where {{ is_unbuilt_set(kind='inspect_log') }}
+
+),
 
 sample_scores as (
 
@@ -75,6 +83,18 @@ observations as (
     from sample_records
     group by set_id, file_sha256
     having count(total_cost) > 0
+
+    union all
+
+    -- 1 when the log finished (status success): a gate can require it
+    select
+        set_id,
+        file_sha256,
+        'run_complete' as metric,
+        'all' as group_key,
+        'set' as cluster_id,
+        case when is_complete then 1.0 else 0.0 end as metric_value
+    from logs
 
 ),
 

@@ -28,44 +28,15 @@ stats as (
 
 ),
 
-result_entries as (
-
-    select
-        set_id,
-        unnest(json_transform(results_json -> '$.scores', '["JSON"]'))
-            as score
-    from logs
-
-),
-
-reported_scores as (
-
-    select
-        set_id,
-        case
-            when (score ->> '$.name') = (score ->> '$.scorer')
-                then score ->> '$.name'
-            else (score ->> '$.scorer') || '.' || (score ->> '$.name')
-        end as scorer,
-        score ->> '$.reducer' as reducer,
-        unnest(map_entries(json_transform(
-            score -> '$.metrics', '"MAP(VARCHAR, JSON)"'
-        ))) as metric_entry
-    from result_entries
-
-),
-
 reported as (
 
     select
-        reported_scores.set_id,
-        reported_scores.scorer,
-        reported_scores.metric_entry.key as metric,
-        min({{ json_finite_number(
-            "reported_scores.metric_entry.value -> '$.value'"
-        ) }}) as tool_reported_value
-    from reported_scores
-    group by all
+        set_id,
+        scorer,
+        metric,
+        tool_reported_value
+    from {{ ref('int_inspect__reported_scores') }}
+    where {{ is_unbuilt_set(kind='inspect_log') }}
 
 ),
 
@@ -73,7 +44,8 @@ scorer_stats as (
 
     select stats.*
     from stats
-    where stats.metric not in ('tokens_per_sample', 'total_cost')
+    where
+        stats.metric not in ('tokens_per_sample', 'total_cost', 'run_complete')
 
 ),
 

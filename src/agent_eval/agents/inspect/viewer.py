@@ -1,7 +1,8 @@
 """An Inspect AI log's page in the web viewer: the run (status, tokens),
-each scorer's metrics beside what Inspect reported, and the items (sample,
+each scorer's metrics beside what Inspect reported, the items (sample,
 epoch, scorer) filtered by scorer, pass, error and a text search, paged in
-SQL."""
+SQL, and one sample and epoch with every scorer's verdict (``sample`` and
+``epoch`` in the query)."""
 
 from __future__ import annotations
 
@@ -44,6 +45,19 @@ def set_page(cur: Cursor, set_id: str, args: dict[str, str]) -> dict[str, Any]:
         where.append("(contains(input, ?) or contains(answer, ?) or contains(sample_id, ?))")
         params += [text, text, text]
     condition = " and ".join(where)
+    item = None
+    if args.get("sample"):
+        epoch = parse_int(args.get("epoch"), "epoch", 1, 1, 1_000_000)
+        scores_of_item = rows(
+            cur,
+            "select sample_id, epoch, scorer, input, target, answer, completion, value_raw, value, is_pass, "
+            "explanation, error, latency_sec, input_tokens, output_tokens, member from marts.eval_item_scores "
+            "where set_id = ? and sample_id = ? and epoch = ? order by scorer",
+            [set_id, args["sample"], epoch],
+        )
+        if not scores_of_item:
+            raise NotFound(f"no sample {args['sample']!r} epoch {epoch} in set {set_id!r}")
+        item = {"first": scores_of_item[0], "scores": scores_of_item}
     total = one(cur, f"select count(*) as n from marts.eval_item_scores where {condition}", params)["n"]
     items = rows(
         cur,
@@ -61,4 +75,5 @@ def set_page(cur: Cursor, set_id: str, args: dict[str, str]) -> dict[str, Any]:
         "page_no": page,
         "n_items": total,
         "n_pages": max(1, -(-total // per_page)),
+        "item": item,
     }
