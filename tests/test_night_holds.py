@@ -105,3 +105,93 @@ def test_an_expectation_file_over_the_record_limit_is_rejected_naming_the_limit(
         [adversarial.OVERSIZED_EXPECTED_RUN],
     )
     assert state == [("no_expected",)]
+
+
+def test_withdrawing_a_date_removes_its_morning_page_and_the_page_follows_the_newest_date(tmp_path):
+    wh = Warehouse(tmp_path)
+    wh.add_fixture("samples")
+    wh.build(reports=True, data_tests=False)
+    morning = wh.paths.reports_dir / "morning"
+    assert (morning / "2026-11-02.md").is_file() and list(morning.glob("2026-11-02.*.png"))
+    outcome = withdraw.record(wh.paths.db_path, "2026-11-02", reason="a test night")
+    assert outcome.versions
+    wh.build(reports=True, data_tests=False)
+    assert not (morning / "2026-11-02.md").exists()
+    assert not list(morning.glob("2026-11-02.*"))
+    assert (morning / "2026-11-01.md").is_file()
+
+
+HOLD_LOCK = """
+import sys, time
+from pathlib import Path
+from agent_eval import runner
+lock = runner.WarehouseLock.acquire(Path(sys.argv[1]))
+assert not isinstance(lock, str), lock
+print("holding", flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.mark.parametrize("command", ["build", "withdraw"])
+def test_a_second_command_while_a_build_holds_the_lock_refuses_at_once_in_one_line(
+    tmp_path, monkeypatch, capsys, command
+):
+    """The first build holds the lock file from its first step, before the
+    warehouse even exists: the second refuses before it reads anything."""
+    import subprocess
+    import sys
+
+    from agent_eval import runner
+
+    db, drops = tmp_path / "warehouse.duckdb", tmp_path / "drops"
+    drops.mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(db)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "holding"
+
+        def no_dbt(*args, **kwargs):
+            raise AssertionError("dbt was started while another build holds the lock")
+
+        monkeypatch.setattr(runner, "run_dbt", no_dbt)
+        common = ["--db", str(db)]
+        args = ["build", *common, "--drops", str(drops), "--reports", str(tmp_path / "r")]
+        if command == "withdraw":
+            args = ["withdraw", "2026-11-01", "--reason", "x", *common]
+        code = cli.main(args)
+    finally:
+        holder.kill()
+        holder.wait()
+    err = capsys.readouterr().err.strip()
+    assert code == cli.EXIT_USAGE
+    assert err.count("\n") == 0, err
+    assert err.startswith(f"agent-eval: {db} is being built by another command (PID {holder.pid}: ")
+    assert not db.exists()
+    # the holder gone, the lock is free again (the OS released it)
+    lock = runner.WarehouseLock.acquire(db)
+    assert not isinstance(lock, str)
+    lock.release()
+
+
+def test_a_date_folder_from_the_future_is_not_read_until_its_date_comes(tmp_path, monkeypatch):
+    wh = Warehouse(tmp_path)
+    wh.add_fixture("basic")
+    [good] = sorted(wh.drops.glob("2026-11-01/resume_agent_*.csv"))
+    future = wh.drops / "2099-01-01" / "resume_agent_future.csv"
+    future.parent.mkdir()
+    future.write_bytes(good.read_bytes() + b"\n")  # other bytes: not a repeat
+    assert wh.build(reports=True, data_tests=False) == cli.EXIT_REJECTED
+    [(status, reason)] = wh.query(
+        "select status, reject_reason from ops.load_log where source_file = '2099-01-01/resume_agent_future.csv'"
+    )
+    assert status == "rejected" and "a date in the future" in reason
+    assert wh.query("select count(*) from marts.history_set_metrics where drop_date = '2099-01-01'") == [(0,)]
+    morning = wh.paths.reports_dir / "morning"
+    assert sorted(p.name for p in morning.glob("*.md")) == ["2026-11-01.md"]
+    # the night its date has come (a replay: AGENT_EVAL_AS_OF), it is read
+    monkeypatch.setenv("AGENT_EVAL_AS_OF", "2099-01-01")
+    wh.build(reports=True, data_tests=False)
+    assert wh.query(
+        "select status from ops.load_log where source_file = '2099-01-01/resume_agent_future.csv' "
+        "order by observation_seq desc limit 1"
+    ) == [("loaded",)]
+    assert (morning / "2099-01-01.md").is_file()

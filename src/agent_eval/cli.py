@@ -22,6 +22,7 @@ import contextlib
 import json
 import os
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -245,125 +246,135 @@ def cmd_build(
     if not paths.drops_dir.is_dir():
         print(f"agent-eval: drops folder {paths.drops_dir} does not exist", file=sys.stderr)
         return EXIT_USAGE
-    if refused_for_lock(paths):
-        return EXIT_USAGE
-    from agent_eval import morning, publish
 
-    print(f"agent-eval [1/3] dbt build: {paths.drops_dir} -> {paths.db_path}", flush=True)
-    dbt_args = [
-        "build",
-        "--project-dir",
-        str(paths.project_dir),
-        "--selector",
-        "everything" if unit_tests else "nightly",
-    ]
-    if full_refresh:
-        dbt_args.append("--full-refresh")
-    if not data_tests:
-        dbt_args += ["--exclude-resource-type", "test"]
-    failure: str | None = None
-    started = datetime.now(UTC).replace(tzinfo=None)
-    rows_before = runner.raw_row_counts(paths.db_path)
-    try:
-        # a subprocess: when it returns, dbt's connections and file lock are gone
-        runner.run_dbt(paths, dbt_args)
-    except runner.DbtFailed as err:
-        # a failing quality gate or rejected input is a verdict on the night,
-        # not a broken build: every score is there, so publish and report it
-        # all the same (exit 4 / 3)
-        if not gates.only_verdicts_failed(paths.target_dir):
-            failure = str(err)
-            # name the deliveries of tonight that each failed model read
-            failed = suspects.failed_models(paths.target_dir, paths.db_path, started, paths.project_dir)
-            if failed:
-                failure += "\n" + "\n".join(suspects.describe(failed))
-    if not paths.db_path.exists():
-        print(f"agent-eval: FAILED: {failure or 'no warehouse was written'}", file=sys.stderr)
-        return EXIT_FAILED
-    try:
-        summary = runner.read_summary(paths.db_path, since=started, rows_before=rows_before)
-    except Exception as err:  # the build failed before the ops tables existed
-        print(f"agent-eval: FAILED: {failure or err}", file=sys.stderr)
-        return EXIT_FAILED
-    published: publish.Published | None = None
-    if failure is None:
-        print(f"agent-eval [2/3] publishing to {paths.publish_dir}", flush=True)
+    def locked() -> int:
+        from agent_eval import morning, publish
+
+        print(f"agent-eval [1/3] dbt build: {paths.drops_dir} -> {paths.db_path}", flush=True)
+        dbt_args = [
+            "build",
+            "--project-dir",
+            str(paths.project_dir),
+            "--selector",
+            "everything" if unit_tests else "nightly",
+        ]
+        if full_refresh:
+            dbt_args.append("--full-refresh")
+        if not data_tests:
+            dbt_args += ["--exclude-resource-type", "test"]
+        failure: str | None = None
+        started = datetime.now(UTC).replace(tzinfo=None)
+        rows_before = runner.raw_row_counts(paths.db_path)
         try:
-            published = publish.publish(paths)
-        except publish.PublishError as err:
-            failure = f"publish failed (the previous published files are unchanged): {err}"
-    written: list[Path] = []
-    if reports and failure is None:
-        print(f"agent-eval [3/3] rendering reports into {paths.reports_dir}", flush=True)
+            # a subprocess: when it returns, dbt's connections and file lock are gone
+            runner.run_dbt(paths, dbt_args)
+        except runner.DbtFailed as err:
+            # a failing quality gate or rejected input is a verdict on the night,
+            # not a broken build: every score is there, so publish and report it
+            # all the same (exit 4 / 3)
+            if not gates.only_verdicts_failed(paths.target_dir):
+                failure = str(err)
+                # name the deliveries of tonight that each failed model read
+                failed = suspects.failed_models(paths.target_dir, paths.db_path, started, paths.project_dir)
+                if failed:
+                    failure += "\n" + "\n".join(suspects.describe(failed))
+        if not paths.db_path.exists():
+            print(f"agent-eval: FAILED: {failure or 'no warehouse was written'}", file=sys.stderr)
+            return EXIT_FAILED
         try:
-            written = report.render_all(paths.db_path, paths.reports_dir)
-            page = morning.render_morning(paths.db_path, paths.reports_dir)
-            if page is not None:
-                written.append(page)
-        except Exception as err:
-            failure = f"report rendering failed: {type(err).__name__}: {err}"
+            summary = runner.read_summary(paths.db_path, since=started, rows_before=rows_before)
+        except Exception as err:  # the build failed before the ops tables existed
+            print(f"agent-eval: FAILED: {failure or err}", file=sys.stderr)
+            return EXIT_FAILED
+        published: publish.Published | None = None
+        if failure is None:
+            print(f"agent-eval [2/3] publishing to {paths.publish_dir}", flush=True)
+            try:
+                published = publish.publish(paths)
+            except publish.PublishError as err:
+                failure = f"publish failed (the previous published files are unchanged): {err}"
+        written: list[Path] = []
+        if reports and failure is None:
+            print(f"agent-eval [3/3] rendering reports into {paths.reports_dir}", flush=True)
+            try:
+                written = report.render_all(paths.db_path, paths.reports_dir)
+                page = morning.render_morning(paths.db_path, paths.reports_dir)
+                if page is not None:
+                    written.append(page)
+            except Exception as err:
+                failure = f"report rendering failed: {type(err).__name__}: {err}"
 
-    gate_results = gates.read_results(paths.db_path)
-    junit: Path | None = None
-    if gate_results:
-        junit = gates.write_junit(gate_results, paths.reports_dir / gates.JUNIT_FILE)
-    gate_failed = gates.has_failures(gate_results)
+        gate_results = gates.read_results(paths.db_path)
+        junit: Path | None = None
+        if gate_results:
+            junit = gates.write_junit(gate_results, paths.reports_dir / gates.JUNIT_FILE)
+        gate_failed = gates.has_failures(gate_results)
 
-    print("\n== summary ==")
-    print(runner.format_summary(summary))
-    if gate_results:
-        print(gates.format_results(gate_results))
-        print(f"gate results (JUnit XML): {junit}")
-    if reports and failure is None:
-        print(f"reports written: {len(written)} under {paths.reports_dir}")
-        for path in written:
-            print(f"  {path}")
-    if published is not None:
-        print_published(published)
-    else:
-        print(f"published: nothing; {paths.published_db} is unchanged")
-    print(f"working database (dbt only, do not open it from BI tools): {paths.db_path}")
+        print("\n== summary ==")
+        print(runner.format_summary(summary))
+        if gate_results:
+            print(gates.format_results(gate_results))
+            print(f"gate results (JUnit XML): {junit}")
+        if reports and failure is None:
+            print(f"reports written: {len(written)} under {paths.reports_dir}")
+            for path in written:
+                print(f"  {path}")
+        if published is not None:
+            print_published(published)
+        else:
+            print(f"published: nothing; {paths.published_db} is unchanged")
+        print(f"working database (dbt only, do not open it from BI tools): {paths.db_path}")
 
-    if failure:
-        print(f"agent-eval: FAILED (exit {EXIT_FAILED}): {failure}", file=sys.stderr)
-        return EXIT_FAILED
-    if gate_failed:
-        for row in gate_results:
-            if row["status"] == "fail":
-                print(f"agent-eval: quality gate failed: {row['reason']}", file=sys.stderr)
-        print(
-            f"agent-eval: exit {EXIT_GATE_FAILED}: built and published, but a quality gate failed (above)",
-            file=sys.stderr,
-        )
-        return EXIT_GATE_FAILED
-    disagreements = gates.failed_tagged_verdicts(paths.target_dir, paths.db_path)
-    for name, message in disagreements:
-        print(f"agent-eval: {name}: {message}", file=sys.stderr)
-    if summary.has_rejections or disagreements:
-        for path, reason in summary.rejected_files:
-            print(f"agent-eval: rejected file {path}: {reason}", file=sys.stderr)
-        if summary.n_rejected_rows:
+        if failure:
+            print(f"agent-eval: FAILED (exit {EXIT_FAILED}): {failure}", file=sys.stderr)
+            return EXIT_FAILED
+        if gate_failed:
+            for row in gate_results:
+                if row["status"] == "fail":
+                    print(f"agent-eval: quality gate failed: {row['reason']}", file=sys.stderr)
             print(
-                f"agent-eval: {summary.n_rejected_rows} rejected row(s); see ops.rejected_rows",
+                f"agent-eval: exit {EXIT_GATE_FAILED}: built and published, but a quality gate failed (above)",
                 file=sys.stderr,
             )
-        print(
-            f"agent-eval: exit {EXIT_REJECTED}: built and published, but input was rejected "
-            "or disagreed with its tool (above)",
-            file=sys.stderr,
-        )
-        return EXIT_REJECTED
-    print(f"agent-eval: exit {EXIT_OK}: built and published, no input rejected")
-    return EXIT_OK
+            return EXIT_GATE_FAILED
+        disagreements = gates.failed_tagged_verdicts(paths.target_dir, paths.db_path)
+        for name, message in disagreements:
+            print(f"agent-eval: {name}: {message}", file=sys.stderr)
+        if summary.has_rejections or disagreements:
+            for path, reason in summary.rejected_files:
+                print(f"agent-eval: rejected file {path}: {reason}", file=sys.stderr)
+            if summary.n_rejected_rows:
+                print(
+                    f"agent-eval: {summary.n_rejected_rows} rejected row(s); see ops.rejected_rows",
+                    file=sys.stderr,
+                )
+            print(
+                f"agent-eval: exit {EXIT_REJECTED}: built and published, but input was rejected "
+                "or disagreed with its tool (above)",
+                file=sys.stderr,
+            )
+            return EXIT_REJECTED
+        print(f"agent-eval: exit {EXIT_OK}: built and published, no input rejected")
+        return EXIT_OK
+
+    return under_lock(paths, locked)
 
 
-def refused_for_lock(paths: Paths) -> bool:
-    """True (and one line on stderr) when another process holds the working
-    database: exit 2 before anything starts."""
-    holder = runner.lock_holder(paths.db_path)
-    if holder is not None:
-        print(f"agent-eval: {holder}", file=sys.stderr)
-    return holder is not None
+def under_lock(paths: Paths, run: Callable[[], int]) -> int:
+    """``run()`` holding the warehouse's lock file (runner.WarehouseLock) for
+    the whole command; exit 2 at once, in one line, when another agent-eval
+    holds it or another process holds the database itself open (a BI tool,
+    a plain `dbt build`)."""
+    lock = runner.WarehouseLock.acquire(paths.db_path)
+    if isinstance(lock, str):
+        print(f"agent-eval: {lock}", file=sys.stderr)
+        return EXIT_USAGE
+    with lock:
+        holder = runner.lock_holder(paths.db_path)
+        if holder is not None:
+            print(f"agent-eval: {holder}", file=sys.stderr)
+            return EXIT_USAGE
+        return run()
 
 
 def cmd_gates(paths: Paths, junit: str | None) -> int:
@@ -429,22 +440,24 @@ def cmd_demo(args: argparse.Namespace) -> int:
     tracks), so a demo that shows them rejected has succeeded: exit 0.
     """
     paths = demo_paths(args)
-    if refused_for_lock(paths):
-        return EXIT_USAGE
-    for stale in (paths.db_path, paths.db_path.with_name(paths.db_path.name + ".wal")):
-        stale.unlink(missing_ok=True)
-    code = cmd_build(paths)
-    if code in (EXIT_OK, EXIT_REJECTED, EXIT_GATE_FAILED):
-        serve = (
-            "agent-eval serve --demo"
-            + (f" --db {args.db}" if args.db else "")
-            + (f" --published {args.published}" if args.published else "")
-        )
-        print(f"demo: browse the results: `{serve}` (or `make serve`), then open http://127.0.0.1:8765/")
-    if code == EXIT_REJECTED:
-        print("demo: the rejections above are the sample's deliberate bad input.")
-        return EXIT_OK
-    return code
+
+    def locked() -> int:
+        for stale in (paths.db_path, paths.db_path.with_name(paths.db_path.name + ".wal")):
+            stale.unlink(missing_ok=True)
+        code = cmd_build(paths)
+        if code in (EXIT_OK, EXIT_REJECTED, EXIT_GATE_FAILED):
+            serve = (
+                "agent-eval serve --demo"
+                + (f" --db {args.db}" if args.db else "")
+                + (f" --published {args.published}" if args.published else "")
+            )
+            print(f"demo: browse the results: `{serve}` (or `make serve`), then open http://127.0.0.1:8765/")
+        if code == EXIT_REJECTED:
+            print("demo: the rejections above are the sample's deliberate bad input.")
+            return EXIT_OK
+        return code
+
+    return under_lock(paths, locked)
 
 
 def cmd_samples(args: argparse.Namespace) -> int:
@@ -487,65 +500,68 @@ def cmd_judge(paths: Paths, limit: int | None = None, build: bool = True) -> int
     if not paths.db_path.exists():
         print(f"agent-eval: no warehouse at {paths.db_path}; run `agent-eval build` first", file=sys.stderr)
         return EXIT_USAGE
-    if refused_for_lock(paths):
-        return EXIT_USAGE
-    print(f"agent-eval judge: {config.endpoint} model {config.model} prompt {judge.PROMPT_VERSION}", flush=True)
-    run = judge.run_judge(paths.db_path, config, limit=limit)
-    statuses = ", ".join(f"{k} {v}" for k, v in sorted(run.by_status.items())) or "nothing to judge"
-    print(f"judged {run.sent} review item(s): {statuses}")
-    failed = run.sent - run.by_status.get("ok", 0)
-    if failed:
-        print(f"agent-eval judge: {failed} attempt(s) failed; their rule scores stay (see judge.summary_judgments)")
-    if build and run.sent:
-        try:
-            runner.run_dbt(
-                paths,
-                [
-                    "build",
-                    "--project-dir",
-                    str(paths.project_dir),
-                    "--select",
-                    "stg_summary__judgments+",
-                    "--exclude-resource-type",
-                    "unit_test",
-                ],
-            )
-        except runner.DbtFailed as err:
-            if not gates.only_verdicts_failed(paths.target_dir):
-                print(f"agent-eval: FAILED: {err}", file=sys.stderr)
-                return EXIT_FAILED
-        # the corrected scores reach readers now, not at the next nightly build
-        return cmd_publish(paths)
-    return EXIT_OK
+
+    def locked() -> int:
+        print(f"agent-eval judge: {config.endpoint} model {config.model} prompt {judge.PROMPT_VERSION}", flush=True)
+        run = judge.run_judge(paths.db_path, config, limit=limit)
+        statuses = ", ".join(f"{k} {v}" for k, v in sorted(run.by_status.items())) or "nothing to judge"
+        print(f"judged {run.sent} review item(s): {statuses}")
+        failed = run.sent - run.by_status.get("ok", 0)
+        if failed:
+            print(f"agent-eval judge: {failed} attempt(s) failed; their rule scores stay (see judge.summary_judgments)")
+        if build and run.sent:
+            try:
+                runner.run_dbt(
+                    paths,
+                    [
+                        "build",
+                        "--project-dir",
+                        str(paths.project_dir),
+                        "--select",
+                        "stg_summary__judgments+",
+                        "--exclude-resource-type",
+                        "unit_test",
+                    ],
+                )
+            except runner.DbtFailed as err:
+                if not gates.only_verdicts_failed(paths.target_dir):
+                    print(f"agent-eval: FAILED: {err}", file=sys.stderr)
+                    return EXIT_FAILED
+            # the corrected scores reach readers now, not at the next nightly build
+            return cmd_publish(paths)
+        return EXIT_OK
+
+    return under_lock(paths, locked)
 
 
 def cmd_withdraw(paths: Paths, target: str, reason: str, undo: bool) -> int:
     """Record a withdrawal (or its undo) in the warehouse; the next build applies it."""
     from agent_eval import withdraw
 
-    if refused_for_lock(paths):
-        return EXIT_USAGE
-    try:
-        outcome = withdraw.record(paths.db_path, target, reason, undo=undo)
-    except withdraw.WithdrawError as err:
-        print(f"agent-eval withdraw: {err}", file=sys.stderr)
-        return EXIT_USAGE
-    done = "restored" if undo else "withdrawn"
-    for source_file, sha256 in outcome.versions:
-        print(f"{done}: {source_file} (version {sha256[:12]})")
-    for source_file, sha256 in outcome.unchanged:
-        print(f"already {done}: {source_file} (version {sha256[:12]})")
-    if outcome.versions:
-        print(
-            f"the next `agent-eval build` {'brings back' if undo else 'removes'} its sets "
-            f"{'to' if undo else 'from'} every mart, history and report"
-            + (
-                ""
-                if undo
-                else f"; its rows stay in raw history (undo: agent-eval withdraw {target} --undo --reason ...)"
+    def locked() -> int:
+        try:
+            outcome = withdraw.record(paths.db_path, target, reason, undo=undo)
+        except withdraw.WithdrawError as err:
+            print(f"agent-eval withdraw: {err}", file=sys.stderr)
+            return EXIT_USAGE
+        done = "restored" if undo else "withdrawn"
+        for source_file, sha256 in outcome.versions:
+            print(f"{done}: {source_file} (version {sha256[:12]})")
+        for source_file, sha256 in outcome.unchanged:
+            print(f"already {done}: {source_file} (version {sha256[:12]})")
+        if outcome.versions:
+            print(
+                f"the next `agent-eval build` {'brings back' if undo else 'removes'} its sets "
+                f"{'to' if undo else 'from'} every mart, history and report"
+                + (
+                    ""
+                    if undo
+                    else f"; its rows stay in raw history (undo: agent-eval withdraw {target} --undo --reason ...)"
+                )
             )
-        )
-    return EXIT_OK
+        return EXIT_OK
+
+    return under_lock(paths, locked)
 
 
 def cmd_export(paths: Paths, out: str | None, sets: list[str] | None) -> int:
@@ -608,27 +624,31 @@ def cmd_publish(paths: Paths, force: bool = False) -> int:
     if not paths.db_path.is_file():
         print(f"agent-eval publish: no warehouse at {paths.db_path}: run `dbt build` first", file=sys.stderr)
         return EXIT_USAGE
-    if refused_for_lock(paths):
-        return EXIT_USAGE
-    broken = gates.broken_nodes(paths.target_dir)
-    if broken is None:
-        print(f"agent-eval publish: no dbt run results in {paths.target_dir}: run `dbt build` first", file=sys.stderr)
-        return EXIT_USAGE
-    if broken and not force:
-        print(
-            f"agent-eval publish: dbt's last run failed ({len(broken)} node(s): {', '.join(broken[:5])}"
-            f"{', ...' if len(broken) > 5 else ''}); nothing published, {paths.published_db} is unchanged. "
-            "Fix the failure and build again, or publish what is there with --force.",
-            file=sys.stderr,
-        )
-        return EXIT_FAILED
-    try:
-        published = publish.publish(paths)
-    except publish.PublishError as err:
-        print(f"agent-eval publish: FAILED (the previous published files are unchanged): {err}", file=sys.stderr)
-        return EXIT_FAILED
-    print_published(published)
-    return EXIT_OK
+
+    def locked() -> int:
+        broken = gates.broken_nodes(paths.target_dir)
+        if broken is None:
+            print(
+                f"agent-eval publish: no dbt run results in {paths.target_dir}: run `dbt build` first", file=sys.stderr
+            )
+            return EXIT_USAGE
+        if broken and not force:
+            print(
+                f"agent-eval publish: dbt's last run failed ({len(broken)} node(s): {', '.join(broken[:5])}"
+                f"{', ...' if len(broken) > 5 else ''}); nothing published, {paths.published_db} is unchanged. "
+                "Fix the failure and build again, or publish what is there with --force.",
+                file=sys.stderr,
+            )
+            return EXIT_FAILED
+        try:
+            published = publish.publish(paths)
+        except publish.PublishError as err:
+            print(f"agent-eval publish: FAILED (the previous published files are unchanged): {err}", file=sys.stderr)
+            return EXIT_FAILED
+        print_published(published)
+        return EXIT_OK
+
+    return under_lock(paths, locked)
 
 
 def print_published(published: publish.Published) -> None:

@@ -106,10 +106,30 @@ def morning_context(con: duckdb.DuckDBPyConnection, newest: Any, reports_dir: Pa
     }
 
 
+def remove_stale_pages(con: duckdb.DuckDBPyConnection, reports_dir: Path) -> list[Path]:
+    """Remove the morning pages (and their charts) of drop dates that no
+    longer have a set (every set of the date withdrawn, or its files
+    replaced): a page must not list sets the warehouse no longer holds."""
+    folder = reports_dir / "morning"
+    if not folder.is_dir():
+        return []
+    dates = {str(r["drop_date"]) for r in rows(con, "select distinct drop_date from marts.history_set_metrics")}
+    removed = []
+    for page in sorted(folder.glob("*.md")):
+        if page.stem in dates:
+            continue
+        for path in [page, *folder.glob(f"{page.stem}.*.png")]:
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
+
+
 def render_morning(db_path: Path, reports_dir: Path) -> Path | None:
-    """Write reports/morning/<newest drop date>.md with its overview chart;
-    None when there is no set."""
+    """Write reports/morning/<newest drop date>.md with its overview chart,
+    after removing the pages of dates that no longer have a set; None when
+    there is no set."""
     with duckdb.connect(str(db_path), read_only=True) as con:
+        remove_stale_pages(con, reports_dir)
         newest = scalar(con, "select max(drop_date) from marts.history_set_metrics")
         if newest is None:
             return None

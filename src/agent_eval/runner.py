@@ -6,7 +6,9 @@ process, so the report step can open the warehouse right after.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import re
 import subprocess
 import sys
@@ -16,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any, ClassVar
 
 import duckdb
 
@@ -118,6 +121,67 @@ def process_command(pid: str, limit: int = 100) -> str:
         return ""
     text = " ".join(" ".join(a.decode(errors="replace").split()) for a in argv if a)  # one line
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def lock_path(db_path: Path) -> Path:
+    """The lock file beside a working warehouse: <db>.lock."""
+    return db_path.with_name(db_path.name + ".lock")
+
+
+class WarehouseLock:
+    """An OS lock (flock) on the lock file beside the warehouse, taken before
+    anything else and held for the whole command: a second build started
+    seconds after the first refuses at once, in one line, instead of
+    failing inside dbt. The lock file says who holds it; the operating
+    system releases the lock when its holder ends, however it ends.
+    Re-entrant within a process (the demo's build, judge's publish)."""
+
+    _held: ClassVar[dict[Path, WarehouseLock]] = {}
+
+    def __init__(self, path: Path, handle: Any) -> None:
+        self.path = path
+        self.handle = handle
+        self.depth = 1
+
+    @classmethod
+    def acquire(cls, db_path: Path) -> WarehouseLock | str:
+        """The lock, or one line naming its holder."""
+        path = lock_path(db_path).resolve()
+        held = cls._held.get(path)
+        if held is not None:
+            held.depth += 1
+            return held
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 (held past this call)
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            handle.close()
+            return f"{db_path} is being built by another command ({holder}); try again when it ends"
+        handle.seek(0)
+        handle.truncate()
+        started = datetime.now().astimezone().isoformat(timespec="seconds")
+        handle.write(f"PID {os.getpid()}: {' '.join(sys.argv)[:200]}, since {started}")
+        handle.flush()
+        lock = cls(path, handle)
+        cls._held[path] = lock
+        return lock
+
+    def release(self) -> None:
+        self.depth -= 1
+        if self.depth:
+            return
+        del self._held[self.path]
+        fcntl.flock(self.handle.fileno(), fcntl.LOCK_UN)
+        self.handle.close()
+
+    def __enter__(self) -> WarehouseLock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
 
 
 def lock_holder(db_path: Path) -> str | None:

@@ -5,6 +5,9 @@ Every new file version is parsed once, here; its rows land in the
 warehouse's landing folder for the loader models (agent_eval.ingest.landing).
 """
 
+import os
+from datetime import date
+
 from agent_eval.ingest import Observation, landing_root, manifest_rows, manifest_table
 
 
@@ -21,6 +24,15 @@ def model(dbt, session):
                 f" size_bytes, modified_at from {dbt.this}"
             ).fetchall()
         ]
+    # the build's date, as the freshness gates take it (var freshness_as_of,
+    # else $AGENT_EVAL_AS_OF, else today): a drop folder after it is not read
+    as_of = dbt.config.get("as_of") or os.environ.get("AGENT_EVAL_AS_OF", "")
     return manifest_table(
-        manifest_rows(drops_dir, history, load_id=load_id, landing=landing_root(session))
+        manifest_rows(
+            drops_dir,
+            history,
+            load_id=load_id,
+            landing=landing_root(session),
+            as_of=date.fromisoformat(as_of.strip()) if as_of.strip() else None,
+        )
     )

@@ -7,7 +7,7 @@ import os
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +77,15 @@ class DropEntry:
 HIDDEN = "hidden {what} (its name starts with '.'): not read"
 
 
+# a drop folder dated after the build's date (AGENT_EVAL_AS_OF / var
+# freshness_as_of, else today in UTC) by more than this many days: a typo or
+# a clock gone wrong, which would take over the morning page night after night
+FUTURE_TOLERANCE_DAYS = 1
+FUTURE = (
+    "drop folder '{folder}' is a date in the future (after the build's date, "
+    "AGENT_EVAL_AS_OF or today, by more than 1 day): not read until that date"
+)
+
 REMOVED = "no longer under the drops folder (its last loaded version, if any, keeps its scores)"
 
 
@@ -145,6 +154,7 @@ def manifest_rows(
     load_id: str = "",
     now: datetime | None = None,
     landing: Path | None = None,
+    as_of: date | None = None,
 ) -> list[dict[str, Any]]:
     """New observations of the files now under ``drops_dir``.
 
@@ -161,8 +171,10 @@ def manifest_rows(
     - ``repeat``: bytes already loaded from another path; counted once.
     - ``restored``: the path returns to bytes it held before; those rows
       are already in raw history and become current again.
-    - ``rejected``: unreadable, missing required columns, or a drop folder
-      that is not a date; ``reject_reason`` says which.
+    - ``rejected``: unreadable, missing required columns, a drop folder
+      that is not a date, or one dated after ``as_of`` (default: today,
+      UTC) plus FUTURE_TOLERANCE_DAYS (not read: it is read on the night
+      its date has come); ``reject_reason`` says which.
     - ``ignored``: a file that matches no input kind, a hidden file or
       folder, a link to a folder (recorded, not read).
     - ``removed``: a path observed before is no longer there. Its rows stay
@@ -180,11 +192,17 @@ def manifest_rows(
             landing = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="agent_eval_landing_")))
         folder = Landing(landing)
         folder.clear()
-        return _observations(root, history, load_id, now, folder)
+        today = as_of or (now or datetime.now(UTC)).date()
+        return _observations(root, history, load_id, now, folder, today + timedelta(days=FUTURE_TOLERANCE_DAYS))
 
 
 def _observations(
-    root: Path, history: Sequence[Observation], load_id: str, now: datetime | None, landing: Landing
+    root: Path,
+    history: Sequence[Observation],
+    load_id: str,
+    now: datetime | None,
+    landing: Landing,
+    latest_date: date,
 ) -> list[dict[str, Any]]:
     loaded_at = (now or datetime.now(UTC)).replace(tzinfo=None)
     latest_by_path: dict[str, Observation] = {}
@@ -249,6 +267,12 @@ def _observations(
         relative, path = found.relative, found.path
         if found.problem is not None:
             not_read(relative, path, *found.problem)
+            continue
+        folder = relative.split("/", 1)[0]
+        if is_drop_date(folder) and date.fromisoformat(folder) > latest_date:
+            # not read (its reason's hash is its sha256): read on the night
+            # its date has come, whatever was logged before
+            not_read(relative, path, "rejected", FUTURE.format(folder=folder))
             continue
         latest = latest_by_path.get(relative)
         try:
