@@ -547,6 +547,13 @@ def test_a_refused_publish_leaves_the_served_files_as_they_were(tmp_path):
     assert after == before
     assert len(os.listdir(paths.publish_dir / f".{paths.published_parquet.name}.versions")) == 1
 
+    # a publish killed midway left its temporaries: the next one removes them
+    stale = [paths.publish_dir / ".work.duckdb.20260101T000000Z-1.tmp", paths.publish_dir / ".work.duckdb.x.tmp.wal"]
+    for path in stale:
+        path.write_bytes(b"half a file")
+    publish.publish(paths, fake_manifest(("marts", "good")))
+    assert not any(path.exists() for path in stale)
+
     # later publishes swap the Parquet link and keep two versions at most
     for _ in range(3):
         time.sleep(0.01)

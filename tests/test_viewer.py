@@ -398,6 +398,9 @@ def test_token_is_required_on_every_request_when_set(served):
         assert client.get(path).status_code == 401, path
     assert client.get("/", headers={"Authorization": "Bearer wrong-token"}).status_code == 401
     assert client.get("/", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+    for scheme in ("bearer", "BEARER", "BeArEr"):  # RFC 7235: the scheme in any case
+        assert client.get("/", headers={"Authorization": f"{scheme} {token}"}).status_code == 200, scheme
+    assert client.get("/", headers={"Authorization": f"Basic {token}"}).status_code == 401
     first = client.get(f"/?token={token}")
     assert first.status_code == 200 and "agent_eval_token=" in first.headers.get("Set-Cookie", "")
     assert client.get(f"/set?id={HOSTILE}").status_code == 200  # the cookie carries it on
@@ -410,6 +413,11 @@ def test_serve_refuses_to_bind_beyond_loopback_without_a_token(monkeypatch, caps
     monkeypatch.setenv("AGENT_EVAL_SERVE_TOKEN", "short")
     assert cli.main(["serve", "--host", "0.0.0.0", "--port", "0"]) == cli.EXIT_USAGE
     assert cli.serve_token("127.0.0.1") == ("short", None)  # loopback: optional, used when set
+    for blank in ("   ", " padded-secret-of-enough-characters ", "\t"):
+        monkeypatch.setenv("AGENT_EVAL_SERVE_TOKEN", blank)
+        token, refusal = cli.serve_token("127.0.0.1")
+        assert token is None and "blanks" in refusal, blank
+        assert cli.main(["serve", "--port", "0"]) == cli.EXIT_USAGE
 
 
 def test_pages_send_a_content_security_policy_and_serve_assets_locally(served):

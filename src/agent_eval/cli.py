@@ -666,7 +666,10 @@ MIN_TOKEN_CHARS = 16
 def serve_token(host: str) -> tuple[str | None, str | None]:
     """(token, refusal): the viewer's token from AGENT_EVAL_SERVE_TOKEN; beyond
     loopback a token of at least MIN_TOKEN_CHARS characters is required."""
-    token = os.environ.get("AGENT_EVAL_SERVE_TOKEN") or None
+    token = os.environ.get("AGENT_EVAL_SERVE_TOKEN")
+    if token is not None and token != token.strip():
+        return None, "AGENT_EVAL_SERVE_TOKEN has blanks around it (or is only blanks): set it to the secret alone"
+    token = token or None
     if host not in LOOPBACK and (token is None or len(token) < MIN_TOKEN_CHARS):
         return None, (
             f"binding {host} (beyond this machine) needs a token: set AGENT_EVAL_SERVE_TOKEN to a "

@@ -187,6 +187,7 @@ def publish(paths: Paths, manifest: dict[str, Any] | None = None) -> Published:
 
     publish_dir = paths.publish_dir
     publish_dir.mkdir(parents=True, exist_ok=True)
+    _remove_stale_temporaries(publish_dir, paths.published_db.name)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ") + f"-{os.getpid()}"
     tmp_db = publish_dir / f".{paths.published_db.name}.{stamp}.tmp"
     versions_dir = publish_dir / f".{paths.published_parquet.name}.versions"
@@ -207,6 +208,14 @@ def publish(paths: Paths, manifest: dict[str, Any] | None = None) -> Published:
         raise
     _prune_versions(versions_dir, keep=tmp_parquet)
     return Published(db_path=paths.published_db, parquet_dir=paths.published_parquet, tables=tables)
+
+
+def _remove_stale_temporaries(publish_dir: Path, name: str) -> None:
+    """A publish killed midway leaves .<name>.<stamp>.tmp (and its .wal)
+    behind: the next publish removes them (publishes of one warehouse run
+    one at a time, under its lock)."""
+    for stale in publish_dir.glob(f".{name}.*.tmp*"):
+        _remove(stale)
 
 
 def _write(

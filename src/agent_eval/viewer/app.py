@@ -71,8 +71,10 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
     def check_token() -> Response | None:
         if token is None:
             return None
+        # the scheme's name in any case (RFC 7235: case-insensitive)
+        scheme, _, credentials = request.headers.get("Authorization", "").strip().partition(" ")
         offered = (
-            request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+            (credentials.strip() if scheme.lower() == "bearer" else "")
             or request.args.get("token")
             or request.cookies.get(TOKEN_COOKIE)
             or ""
