@@ -195,3 +195,30 @@ def test_a_date_folder_from_the_future_is_not_read_until_its_date_comes(tmp_path
         "order by observation_seq desc limit 1"
     ) == [("loaded",)]
     assert (morning / "2099-01-01.md").is_file()
+
+
+@pytest.mark.parametrize("damage", ["truncated", "overwritten"])
+def test_a_damaged_warehouse_is_one_line_and_moving_it_aside_rebuilds_the_same_marts(tmp_path, capsys, damage):
+    wh = Warehouse(tmp_path / "wh")
+    wh.add_fixture("basic")
+    assert wh.build(data_tests=False) == cli.EXIT_REJECTED
+    published = wh.paths.published_db.read_bytes()
+    clean = wh.query("select set_id, metric, metric_value from marts.history_set_metrics order by all")
+    data = wh.paths.db_path.read_bytes()
+    wh.paths.db_path.write_bytes(data[: len(data) // 3] if damage == "truncated" else b"not a warehouse\n" * 4096)
+    capsys.readouterr()
+    for args in (
+        ["build", "--drops", str(wh.drops), "--reports", str(wh.paths.reports_dir)],
+        ["withdraw", "2026-11-01", "--reason", "x"],
+        ["report"],
+    ):
+        code = cli.main([*args, "--db", str(wh.paths.db_path)])
+        err = capsys.readouterr().err.strip()
+        assert code == cli.EXIT_FAILED, args
+        assert err.count("\n") == 0 and "Traceback" not in err, err
+        assert err.startswith(f"agent-eval: {wh.paths.db_path} is damaged (") and "mv " in err, err
+    assert wh.paths.published_db.read_bytes() == published  # untouched
+    # the way back the message gives: move it aside, build again
+    wh.paths.db_path.rename(wh.paths.db_path.with_name(wh.paths.db_path.name + ".damaged"))
+    assert wh.build(data_tests=False) == cli.EXIT_REJECTED
+    assert wh.query("select set_id, metric, metric_value from marts.history_set_metrics order by all") == clean

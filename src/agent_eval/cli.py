@@ -4,10 +4,13 @@ evaluate one engagement run (`evaluate`, SPEC §5).
 Exit codes (also in the README):
   0  built and published; no input rejected
   1  failed: dbt (a model error or a failing data test), publishing or a
-     report; when dbt failed nothing is published
-  2  usage error (bad option, missing folder)
+     report; when dbt failed nothing is published; or the working warehouse
+     is damaged (one line naming it and the way back)
+  2  usage error (bad option, missing folder), or another command holds the
+     warehouse
   3  built and published, but input was rejected: a file whose latest version is rejected,
-     or rejected rows in a current set; the message names file, line, reason
+     or rejected rows in a current set; the message names file, line, reason;
+     or an imported run's figures disagree with its tool's
   4  built and published, but a quality gate failed (seed quality_gates): the
      message names agent, metric, value and limit; wins over 3
 `evaluate` uses the same codes: 2 for a missing file / folder, 3 for input
@@ -360,7 +363,7 @@ def cmd_build(
     return under_lock(paths, locked)
 
 
-def under_lock(paths: Paths, run: Callable[[], int]) -> int:
+def under_lock(paths: Paths, run: Callable[[], int], damage_stops: bool = True) -> int:
     """``run()`` holding the warehouse's lock file (runner.WarehouseLock) for
     the whole command; exit 2 at once, in one line, when another agent-eval
     holds it or another process holds the database itself open (a BI tool,
@@ -374,6 +377,10 @@ def under_lock(paths: Paths, run: Callable[[], int]) -> int:
         if holder is not None:
             print(f"agent-eval: {holder}", file=sys.stderr)
             return EXIT_USAGE
+        problem = runner.damaged(paths.db_path) if damage_stops else None
+        if problem is not None:
+            print(f"agent-eval: {problem}", file=sys.stderr)
+            return EXIT_FAILED
         return run()
 
 
@@ -397,6 +404,10 @@ def cmd_report(paths: Paths, sets: list[str] | None, latest: bool = False) -> in
     if not paths.db_path.exists():
         print(f"agent-eval: no warehouse at {paths.db_path}; run `agent-eval build` first", file=sys.stderr)
         return EXIT_USAGE
+    problem = runner.damaged(paths.db_path)
+    if problem is not None:
+        print(f"agent-eval: {problem}", file=sys.stderr)
+        return EXIT_FAILED
     if latest:
         page = morning.render_morning(paths.db_path, paths.reports_dir)
         if page is None:
@@ -457,7 +468,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
             return EXIT_OK
         return code
 
-    return under_lock(paths, locked)
+    return under_lock(paths, locked, damage_stops=False)  # the demo starts afresh
 
 
 def cmd_samples(args: argparse.Namespace) -> int:

@@ -184,6 +184,30 @@ class WarehouseLock:
         self.release()
 
 
+def damaged(db_path: Path) -> str | None:
+    """One line when the working warehouse exists but cannot be read
+    (truncated, overwritten, not a DuckDB file), with the way back; None
+    when it reads (or does not exist yet, or is held by another process:
+    lock_holder's to say)."""
+    if not db_path.exists():
+        return None
+    try:
+        with duckdb.connect(str(db_path), read_only=True) as con:
+            raw = con.execute("select table_name from duckdb_tables() where schema_name = ?", [RAW_SCHEMA]).fetchall()
+            for (table,) in raw:  # raw history: what a build reads first
+                con.execute(f'select count(*) from {RAW_SCHEMA}."{table}"').fetchall()
+    except duckdb.Error as err:
+        text = " ".join(str(err).split())
+        if "lock" in text.lower() and "conflicting" in text.lower():
+            return None
+        return (
+            f"{db_path} is damaged ({text[:200]}): move it aside and build again, which rebuilds raw history "
+            f"from the drops still on disk (`mv {db_path} {db_path}.damaged && agent-eval build`); "
+            "the published copy is untouched until that build publishes"
+        )
+    return None
+
+
 def lock_holder(db_path: Path) -> str | None:
     """One line naming who holds the working database open for writing, or
     None when it is free (or does not exist yet). Asked before dbt starts: a
