@@ -222,3 +222,18 @@ def test_a_damaged_warehouse_is_one_line_and_moving_it_aside_rebuilds_the_same_m
     wh.paths.db_path.rename(wh.paths.db_path.with_name(wh.paths.db_path.name + ".damaged"))
     assert wh.build(data_tests=False) == cli.EXIT_REJECTED
     assert wh.query("select set_id, metric, metric_value from marts.history_set_metrics order by all") == clean
+
+
+def test_the_summary_counts_sets_not_files(night):
+    """An engagement run is one set of several files (its agents' actions
+    and its expected.json): the summary counts runs."""
+    from agent_eval import runner
+
+    wh, _ = night
+    summary = runner.read_summary(wh.paths.db_path)
+    runs = {adversarial.MANY_PERSONAS_RUN, adversarial.OVERSIZED_EXPECTED_RUN}
+    assert summary.sets_per_agent["engagement"] == len(runs)
+    assert runs <= set(summary.sets)
+    assert set(summary.sets) == {r[0] for r in wh.query("select distinct set_id from marts.history_set_metrics")}
+    assert runs <= set(summary.sets_built_now)
+    assert "sets per agent: " in runner.format_summary(summary)

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -241,6 +242,7 @@ class BuildSummary:
     n_rejected_rows: int = 0
     n_rows_loaded: int = 0
     sets: list[str] = field(default_factory=list)
+    sets_per_agent: dict[str, int] = field(default_factory=dict)
     # this run only: rows of the files loaded by this build, sets (re)built
     n_rows_loaded_now: int = 0
     n_rows_rejected_now: int = 0
@@ -341,14 +343,17 @@ def read_summary(
             f"from ops.file_reconciliation where (source_file, sha256) in ({appended[0]})",
             appended[1],
         ).fetchall()[0]
-        summary.sets = [
-            r[0] for r in con.sql("select set_id from intermediate.int_sets__current order by 1").fetchall()
-        ]
+        # sets, not files: an engagement run is one set of several files
+        sets = con.sql("select set_id, agent from intermediate.int_history__sets order by 1").fetchall()
+        summary.sets = [r[0] for r in sets]
+        summary.sets_per_agent = dict(Counter(r[1] for r in sets))
         summary.sets_built_now = [
             r[0]
             for r in con.execute(
-                "select set_id from intermediate.int_sets__current "
-                f"where (set_id, file_sha256) in ({built[0]}) order by 1",
+                "select distinct sets.set_id from intermediate.int_history__sets as sets "
+                f"inner join ({built[0]}) as built (source_file, sha256) "
+                "on built.source_file = sets.set_id or starts_with(built.source_file, sets.set_id || '/') "
+                "order by 1",
                 built[1],
             ).fetchall()
         ]
@@ -379,6 +384,8 @@ def format_summary(summary: BuildSummary, max_rows: int = 20) -> str:
         f"sets built this run: {len(summary.sets_built_now)}; "
         f"in the warehouse: {len(summary.sets)} sets, {summary.n_rows_loaded} rows scored",
     ]
+    if summary.sets_per_agent:
+        lines.append("sets per agent: " + ", ".join(f"{a} {n}" for a, n in sorted(summary.sets_per_agent.items())))
     for path, reason in summary.rejected_files:
         lines.append(f"REJECTED FILE {path}: {reason}")
     for path, reason in summary.ignored_files:
