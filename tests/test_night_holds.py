@@ -6,6 +6,7 @@ night-holds part."""
 
 from __future__ import annotations
 
+import shutil
 import unicodedata
 
 import duckdb
@@ -240,3 +241,24 @@ def test_the_summary_counts_sets_not_files(night):
     assert set(summary.sets) == expected
     assert runs <= set(summary.sets_built_now)
     assert "sets per agent: " in runner.format_summary(summary)
+
+
+def test_a_night_that_cannot_write_says_why_in_its_last_line_and_not_that_nothing_arrived(tmp_path, capsys):
+    """A full disk, or any write that fails in the manifest step (here: the
+    landing folder is a file in the way): the last line names the cause and
+    the path, and the summary does not claim there were no new files."""
+    wh = Warehouse(tmp_path)
+    wh.add_fixture("basic")
+    wh.build(data_tests=False)
+    landing = wh.paths.db_path.with_name(wh.paths.db_path.name + ".landing")
+    shutil.rmtree(landing)
+    landing.write_text("in the way", encoding="utf-8")
+    wh.add_fixture("night2")
+    capsys.readouterr()
+    assert wh.build(data_tests=False) == cli.EXIT_FAILED
+    captured = capsys.readouterr()
+    last = captured.err.strip().splitlines()[-1]
+    assert last.startswith("agent-eval: cause: raw_drop_files: "), last
+    assert str(landing) in last, last
+    assert "no new or changed files" not in captured.out
+    assert "files this run: not known" in captured.out

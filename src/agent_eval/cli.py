@@ -281,11 +281,16 @@ def cmd_build(
                 failed = suspects.failed_models(paths.target_dir, paths.db_path, started, paths.project_dir)
                 if failed:
                     failure += "\n" + "\n".join(suspects.describe(failed))
+                # the last line names the cause (a full disk: the error and its path)
+                cause = suspects.first_error(paths.target_dir, started)
+                if cause:
+                    failure += f"\nagent-eval: cause: {cause}"
         if not paths.db_path.exists():
             print(f"agent-eval: FAILED: {failure or 'no warehouse was written'}", file=sys.stderr)
             return EXIT_FAILED
         try:
             summary = runner.read_summary(paths.db_path, since=started, rows_before=rows_before)
+            summary.files_known = failure is None or suspects.manifest_step_ended(paths.target_dir, started)
         except Exception as err:  # the build failed before the ops tables existed
             print(f"agent-eval: FAILED: {failure or err}", file=sys.stderr)
             return EXIT_FAILED

@@ -243,6 +243,9 @@ class BuildSummary:
     n_rows_loaded: int = 0
     sets: list[str] = field(default_factory=list)
     sets_per_agent: dict[str, int] = field(default_factory=dict)
+    # False when the build stopped before its manifest step ended: what the
+    # night's files were is not known (not "no new files")
+    files_known: bool = True
     # this run only: rows of the files loaded by this build, sets (re)built
     n_rows_loaded_now: int = 0
     n_rows_rejected_now: int = 0
@@ -376,7 +379,9 @@ def format_summary(summary: BuildSummary, max_rows: int = 20) -> str:
         f"drops seen: {len(summary.drops)} ({', '.join(summary.drops) or 'none'})",
         "files this run: "
         + (
-            ", ".join(f"{files.get(k, 0)} {word}" for k, word in STATUS_WORDS.items())
+            "not known (the build stopped before its manifest step ended)"
+            if not summary.files_known
+            else ", ".join(f"{files.get(k, 0)} {word}" for k, word in STATUS_WORDS.items())
             if files
             else "no new or changed files"
         ),

@@ -49,8 +49,11 @@ def _failed_models(target_dir: Path) -> list[tuple[str, str]]:
 def _error_text(message: str) -> str:
     """dbt's message on one line, without its 'Runtime Error in model x (path)'
     preamble and DuckDB's list of possible solutions."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    if any("Traceback (most recent call last)" in line for line in lines):
+        return lines[-1]  # a Python model's exception: its last line says what and where
     text = " ".join(message.split())
-    text = re.sub(r"^[A-Za-z ]*Error in model \S+ \([^)]*\) ", "", text)
+    text = re.sub(r"^[A-Za-z ]*Error in (?:model|seed|test|operation) \S+ \([^)]*\) ", "", text)
     return text.split(" Possible solutions:")[0]
 
 
@@ -124,3 +127,36 @@ def describe(failed: list[FailedModel], max_files: int = 10) -> list[str]:
         else:
             lines.append("  it read no delivery new tonight: the failure is not one delivery's")
     return lines
+
+
+MANIFEST_NODE = "model.agent_eval.raw_drop_files"
+
+
+def first_error(target_dir: Path, since: datetime) -> str | None:
+    """The first error of dbt's last run (a node that failed, in run order),
+    one line without dbt's preamble: the cause a failed night's last line
+    names (a full disk: `No space left on device` and the path). None when
+    the results predate ``since`` or nothing errored."""
+    for result in _results(target_dir, since):
+        if str(result.get("status")).lower() == "error" and result.get("message"):
+            return f"{result['unique_id'].split('.')[-1]}: {_error_text(str(result['message']))[:400]}"
+    return None
+
+
+def manifest_step_ended(target_dir: Path, since: datetime) -> bool:
+    """Whether dbt's last run wrote the night's manifest (raw_drop_files):
+    when it did not, what the night's files were is not known."""
+    return any(
+        r.get("unique_id") == MANIFEST_NODE and str(r.get("status")).lower() == "success"
+        for r in _results(target_dir, since)
+    )
+
+
+def _results(target_dir: Path, since: datetime) -> list[dict]:
+    path = target_dir / "run_results.json"
+    try:
+        if datetime.fromtimestamp(path.stat().st_mtime, UTC).replace(tzinfo=None) < since:
+            return []
+        return json.loads(path.read_text(encoding="utf-8"))["results"]
+    except (OSError, ValueError, KeyError):
+        return []
