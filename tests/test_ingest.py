@@ -502,3 +502,26 @@ def test_the_nfc_check_sees_a_decomposed_syllable_split_between_two_chunks():
         check.feed(chunk)
     check.feed(b"", final=True)
     assert check.is_nfc
+
+
+def test_a_header_longer_than_the_head_is_read_whole_not_judged_cut(tmp_path):
+    """A header of thousands of columns is longer than the bytes the loader
+    looks at first: judged on that cut line, a required column beyond it
+    was 'missing' and a cut name a 'duplicate'. It is read whole."""
+    from agent_eval.agents.resume_agent import COLUMNS
+    from agent_eval.ingest import csv_load
+    from agent_eval.ingest.records import read_csv_header
+
+    extra = [f"extra_{i}" for i in range(8000)]  # about 90 KB of header
+    header = [*COLUMNS[:-1], *extra, COLUMNS[-1]]  # Raw JSON after the cut
+    assert len(",".join(header)) > csv_load.HEAD_BYTES
+    row = ["r1", "i1", "q1", "1", "질의", "", "", "1/1", "응답", "", "", "", "", *(["x"] * len(extra)), '{"a": 1}']
+    text = "\r\n".join(",".join(f'"{v}"' if "{" in v else v for v in r) for r in [header, row, row]) + "\r\n"
+    data = text.encode("utf-8")
+    assert read_csv_header(data[: csv_load.HEAD_BYTES], "utf-8", COLUMNS, whole_file=False) is None
+    drops = tmp_path / "drops" / "2026-11-01"
+    drops.mkdir(parents=True)
+    (drops / "resume_agent_wide.csv").write_bytes(data)
+    ((obs, rows),) = observe_and_load(tmp_path / "drops", tmp_path / "landing")
+    assert obs["status"] == "loaded", obs["reject_reason"]
+    assert obs["n_data_records"] == 2 and len(rows) == 2

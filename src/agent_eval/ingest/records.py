@@ -83,6 +83,15 @@ def read_csv_header(head: bytes, encoding: str, required: Sequence[str], whole_f
     except UnicodeDecodeError as err:
         raise RejectedFile(f"undecodable as {encoding} at offset {err.start}") from None
     lines = list(io.StringIO(text, newline=""))
+    if not whole_file:
+        # the head's last line may be cut where the head ends: the header
+        # record is checked only when it ends within the complete lines (a
+        # header of 15,000 columns is longer than the head)
+        lines = lines[:-1]
+        try:
+            next(_csv_reader(lines))
+        except (StopIteration, csv.Error):
+            return None
     reader = _csv_reader(lines)
     names = _read_header(reader, required)
     if not whole_file and reader.line_num >= len(lines):
