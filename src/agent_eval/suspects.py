@@ -33,15 +33,11 @@ class FailedModel:
     suspects: tuple[str, ...]  # source files loaded tonight that it reads
 
 
-def _failed_models(target_dir: Path) -> list[tuple[str, str]]:
+def _failed_models(target_dir: Path, since: datetime) -> list[tuple[str, str]]:
     """(unique_id, first line of the error) of every model that failed."""
-    try:
-        results = json.loads((target_dir / "run_results.json").read_text(encoding="utf-8"))["results"]
-    except (OSError, ValueError, KeyError):
-        return []
     return [
         (r["unique_id"], _error_text(str(r.get("message") or ""))[:300])
-        for r in results
+        for r in _results(target_dir, since)
         if r.get("unique_id", "").startswith("model.") and str(r.get("status")).lower() == "error"
     ]
 
@@ -76,13 +72,7 @@ def failed_models(
 ) -> list[FailedModel]:
     """The models that failed in dbt's last run, each with the deliveries
     loaded at or after ``since`` that it reads."""
-    results = target_dir / "run_results.json"
-    try:
-        if datetime.fromtimestamp(results.stat().st_mtime, UTC).replace(tzinfo=None) < since:
-            return []  # an earlier run's results (this one stopped before it wrote any)
-    except OSError:
-        return []
-    failed = _failed_models(target_dir)
+    failed = _failed_models(target_dir, since)
     if not failed:
         return []
     folders = _model_folders(target_dir)
@@ -153,6 +143,8 @@ def manifest_step_ended(target_dir: Path, since: datetime) -> bool:
 
 
 def _results(target_dir: Path, since: datetime) -> list[dict]:
+    """The node results of dbt's last run; none when run_results.json is
+    older than ``since`` (this run stopped before it wrote any)."""
     path = target_dir / "run_results.json"
     try:
         if datetime.fromtimestamp(path.stat().st_mtime, UTC).replace(tzinfo=None) < since:
