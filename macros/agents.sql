@@ -202,3 +202,19 @@
         {%- endfor -%})
     {%- endif -%}
 {%- endmacro %}
+
+
+{% macro imported_tools_union(mart, columns) -%}
+    {#- union all of `columns` of the mart <tool>_<mart> over
+        var('imported_tools'): the shared contract of every imported
+        evaluation tool (marts.eval_runs, eval_item_scores,
+        eval_set_scores). Each tool's own marts keep the fields only its
+        format has. -#}
+    {%- for tool in var('imported_tools') %}
+    select {{ columns | join(', ') }}
+    from {{ ref(tool ~ '_' ~ mart) }}
+    {%- if not loop.last %}
+    union all
+    {%- endif %}
+    {%- endfor %}
+{%- endmacro %}

@@ -368,14 +368,18 @@ def old_duckdb_python(requirement: str = OLDEST_READER) -> Path:
 
 def test_published_file_opens_in_the_oldest_duckdb_promised(served):
     """Storage format v1.0.0: DuckDB 1.0 (2024) and every later release open
-    it (the Metabase DuckDB drivers embed 1.4), with every table, row and
-    comment."""
+    it (the Metabase DuckDB drivers embed 1.4), with every table, view, row
+    and comment."""
     result = run_python(
         """
         import duckdb, json, sys
         with duckdb.connect(sys.argv[1], read_only=True) as con:
             counts = {}
-            for schema, table in con.sql("select schema_name, table_name from duckdb_tables()").fetchall():
+            relations = con.sql(
+                "select schema_name, table_name from duckdb_tables() union all "
+                "select schema_name, view_name from duckdb_views() where not internal"
+            ).fetchall()
+            for schema, table in relations:
                 counts[f"{schema}.{table}"] = len(con.sql(f'select * from "{schema}"."{table}"').fetchall())
             comments = con.sql("select count(*) from duckdb_columns() where comment is not null").fetchone()[0]
         print(json.dumps({"version": duckdb.__version__, "counts": counts, "comments": comments}))
@@ -390,7 +394,7 @@ def test_published_file_opens_in_the_oldest_duckdb_promised(served):
     assert result["comments"] == comments > 100
 
 
-def test_sqlalchemy_reflects_and_reads_every_published_table(served):
+def test_sqlalchemy_reflects_and_reads_every_published_table_and_view(served):
     result = run_python(
         """
         import json, sys, warnings
@@ -404,7 +408,8 @@ def test_sqlalchemy_reflects_and_reads_every_published_table(served):
             name = schema.split(".")[-1]
             if not schema.startswith(sys.argv[2] + ".") or name in ("main", "information_schema"):
                 continue
-            for table_name in inspector.get_table_names(schema=name):
+            names = inspector.get_table_names(schema=name) + inspector.get_view_names(schema=name)
+            for table_name in names:
                 table = Table(table_name, MetaData(), schema=name, autoload_with=engine)
                 with engine.connect() as con:
                     rows = con.execute(select(table)).fetchall()

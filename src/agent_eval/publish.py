@@ -17,6 +17,11 @@ connections and lock are gone) this module:
    column description as a COMMENT, plus `ops.published_tables`;
 4. writes every published table as `<table>/data.parquet` into a new
    version folder;
+   a model materialized as a view (marts.eval_*: the union of the
+   imported tools' marts) is published as the same view over the
+   published tables (its stored SQL names them by schema and table, which
+   bind in the file the view lives in) and written as Parquet like a
+   table;
 5. `os.replace`s the new file over the served one, then swaps the Parquet
    symlink to the new version folder (also `os.replace`, so also atomic).
 
@@ -91,6 +96,7 @@ class Relation:
     description: str = ""
     columns: dict[str, str] = field(default_factory=dict)  # column -> description
     contract_enforced: bool = False
+    is_view: bool = False
 
     @property
     def qualified(self) -> str:
@@ -125,7 +131,8 @@ def published_relations(manifest: dict[str, Any]) -> list[Relation]:
             continue
         if project and node["package_name"] != project:
             continue
-        if node["config"].get("materialized") in ("view", "ephemeral"):
+        materialized = node["config"].get("materialized")
+        if materialized == "ephemeral":
             continue
         relations.append(
             Relation(
@@ -135,6 +142,7 @@ def published_relations(manifest: dict[str, Any]) -> list[Relation]:
                 description=(node.get("description") or "").strip(),
                 columns={name: (col.get("description") or "").strip() for name, col in node.get("columns", {}).items()},
                 contract_enforced=bool(node["config"].get("contract", {}).get("enforced")),
+                is_view=materialized == "view",
             )
         )
     return sorted(relations, key=lambda r: (r.schema, r.name))
@@ -231,6 +239,13 @@ def _write(
                 "select schema_name, table_name from duckdb_tables() where database_name = ?", [SOURCE]
             ).fetchall()
         )
+        view_sql = {
+            (schema, name): sql
+            for schema, name, sql in con.execute(
+                "select schema_name, view_name, sql from duckdb_views() where database_name = ?", [SOURCE]
+            ).fetchall()
+        }
+        existing |= set(view_sql)
         missing = [r.qualified for r in relations if (r.schema, r.name) not in existing]
         if missing:
             raise PublishError(
@@ -247,12 +262,18 @@ def _write(
             raise PublishError("not BI-safe:\n  " + "\n  ".join(problems))
 
         counts: list[tuple[str, str, int]] = []
-        for rel in relations:
+        # tables first: the views select from them
+        for rel in sorted(relations, key=lambda r: r.is_view):
             target = f"{_ident(rel.schema)}.{_ident(rel.name)}"
             con.execute(f"create schema if not exists {_ident(rel.schema)}")
-            con.execute(f"create table {target} as select * from {SOURCE}.{target}")
+            if rel.is_view:
+                # the working file's own definition, run in this file
+                con.execute(view_sql[(rel.schema, rel.name)])
+            else:
+                con.execute(f"create table {target} as select * from {SOURCE}.{target}")
             if rel.description:
-                con.execute(f"comment on table {target} is {_literal(rel.description)}")
+                kind = "view" if rel.is_view else "table"
+                con.execute(f"comment on {kind} {target} is {_literal(rel.description)}")
             docs = {name.lower(): text for name, text in rel.columns.items()}
             for column in (c[2] for c in columns if (c[0], c[1]) == (rel.schema, rel.name)):
                 text = docs.get(column.lower())

@@ -1,9 +1,10 @@
 -- The agent registry agrees with itself and with the drops: the seed
 -- `agents` and var('agents') (which dbt reads when it parses the project)
--- name the same agents, and every drop kind the loader found belongs to
--- exactly one registered agent, and the history seeds name registered
--- agents only (history_pass_rules: agents that have items). One row per
--- disagreement.
+-- name the same agents, and the same importers of other tools' files
+-- (imports_tool, var('imported_tools')); every drop kind the loader found
+-- belongs to exactly one registered agent, and the history seeds name
+-- registered agents only (history_pass_rules: agents that have items). One
+-- row per disagreement.
 with
 
 registry as (
@@ -26,6 +27,24 @@ parsed as (
                 '{{ agent }}'{% if not loop.last %},{% endif %}
             {%- endfor %}
         ]) as agent
+
+),
+
+parsed_tools as (
+
+    select
+        unnest([
+            {%- for tool in var('imported_tools') %}
+                '{{ tool }}'{% if not loop.last %},{% endif %}
+            {%- endfor %}
+        ]) as agent
+
+),
+
+registry_tools as (
+
+    select agent from registry
+    where imports_tool
 
 ),
 
@@ -77,6 +96,24 @@ problems as (
     full outer join parsed
         on registry.agent = parsed.agent
     where registry.agent is null or parsed.agent is null
+
+    union all
+
+    select
+        coalesce(registry_tools.agent, parsed_tools.agent) as subject,
+        case
+            when registry_tools.agent is null
+                then
+                    'in var imported_tools (dbt_project.yml), not an'
+                    || ' imports_tool agent of seed agents'
+            else
+                'an imports_tool agent of seed agents, not in var'
+                || ' imported_tools (dbt_project.yml)'
+        end as problem
+    from registry_tools
+    full outer join parsed_tools
+        on registry_tools.agent = parsed_tools.agent
+    where registry_tools.agent is null or parsed_tools.agent is null
 
     union all
 

@@ -2,7 +2,7 @@
 -- The agent interface (docs/adding-an-agent.md): one row per loaded Inspect
 -- AI log version with rows in raw history: its sample records, valid and
 -- rejected, and for a current version the sample records in
--- eval_item_scores (one record has a row per scorer there: counted once).
+-- inspect_item_scores (one record has a row per scorer there: counted once).
 with
 
 samples as (
@@ -13,7 +13,7 @@ samples as (
 
 items as (
 
-    select * from {{ ref('eval_item_scores') }}
+    select * from {{ ref('inspect_item_scores') }}
 
 ),
 

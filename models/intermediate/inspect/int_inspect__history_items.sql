@@ -9,13 +9,13 @@ with
 
 items as (
 
-    select * from {{ ref('eval_item_scores') }}
+    select * from {{ ref('inspect_item_scores') }}
 
 ),
 
 runs as (
 
-    select * from {{ ref('eval_runs') }}
+    select * from {{ ref('inspect_runs') }}
 
 ),
 

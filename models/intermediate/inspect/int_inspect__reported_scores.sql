@@ -2,7 +2,7 @@
 -- (results.scores): the scorer as the warehouse names it (`scorer.key` for
 -- a dict score's key), its epoch reducer and the tool's figure. The
 -- reducer of every scorer (int_inspect__sample_scores) and the figures
--- beside the warehouse's own (eval_set_scores) come from here.
+-- beside the warehouse's own (inspect_set_scores) come from here.
 with
 
 logs as (

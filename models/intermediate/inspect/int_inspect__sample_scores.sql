@@ -8,7 +8,7 @@ with
 
 items as (
 
-    select * from {{ ref('eval_item_scores') }}
+    select * from {{ ref('inspect_item_scores') }}
 
 ),
 

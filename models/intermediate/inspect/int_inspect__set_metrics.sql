@@ -1,7 +1,7 @@
 {{ config(materialized='ephemeral') }}
 -- The agent interface (docs/adding-an-agent.md): one row per (Inspect AI
--- log, metric): each scorer's mean (eval_set_scores, its accuracy or mean
--- row), the tokens per sample, the cost and run_complete (eval_runs) as
+-- log, metric): each scorer's mean (inspect_set_scores, its accuracy or mean
+-- row), the tokens per sample, the cost and run_complete (inspect_runs) as
 -- the marts hold
 -- them (one source of truth), beside the stats model's estimate, n and
 -- standard error.
@@ -15,13 +15,13 @@ stats as (
 
 set_scores as (
 
-    select * from {{ ref('eval_set_scores') }}
+    select * from {{ ref('inspect_set_scores') }}
 
 ),
 
 runs as (
 
-    select * from {{ ref('eval_runs') }}
+    select * from {{ ref('inspect_runs') }}
 
 ),
 

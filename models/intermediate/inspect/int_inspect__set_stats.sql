@@ -29,7 +29,7 @@ sample_scores as (
 
 items as (
 
-    select * from {{ ref('eval_item_scores') }}
+    select * from {{ ref('inspect_item_scores') }}
     where {{ is_unbuilt_set(kind='inspect_log') }}
 
 ),

@@ -17,10 +17,10 @@ FLIPS_SHOWN = 20
 def context(con: duckdb.DuckDBPyConnection, set_id: str) -> dict[str, Any]:
     one = [set_id]
     return {
-        "r": rows(con, "select * from marts.eval_runs where set_id = ?", one)[0],
+        "r": rows(con, "select * from marts.inspect_runs where set_id = ?", one)[0],
         "scores": rows(
             con,
-            "select * from marts.eval_set_scores where set_id = ? order by scorer, metric",
+            "select * from marts.inspect_set_scores where set_id = ? order by scorer, metric",
             one,
         ),
         "diffs": rows(

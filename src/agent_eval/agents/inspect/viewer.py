@@ -15,13 +15,13 @@ TEMPLATE = "set_inspect.html"
 
 
 def set_page(cur: Cursor, set_id: str, args: dict[str, str]) -> dict[str, Any]:
-    run = one(cur, "select * from marts.eval_runs where set_id = ?", [set_id])
+    run = one(cur, "select * from marts.inspect_runs where set_id = ?", [set_id])
     if run is None:
         raise NotFound(f"no Inspect AI run in set {set_id!r}")
-    scores = rows(cur, "select * from marts.eval_set_scores where set_id = ? order by scorer, metric", [set_id])
+    scores = rows(cur, "select * from marts.inspect_set_scores where set_id = ? order by scorer, metric", [set_id])
     scorers = [
         r["scorer"]
-        for r in rows(cur, "select distinct scorer from marts.eval_item_scores where set_id = ? order by 1", [set_id])
+        for r in rows(cur, "select distinct scorer from marts.inspect_item_scores where set_id = ? order by 1", [set_id])
     ]
     scorer = parse_choice(args.get("scorer"), "scorer", scorers)
     result = parse_choice(args.get("result"), "result", ("pass", "fail"))
@@ -51,18 +51,18 @@ def set_page(cur: Cursor, set_id: str, args: dict[str, str]) -> dict[str, Any]:
         scores_of_item = rows(
             cur,
             "select sample_id, epoch, scorer, input, target, answer, completion, value_raw, value, is_pass, "
-            "explanation, error, latency_sec, input_tokens, output_tokens, member from marts.eval_item_scores "
+            "explanation, error, latency_sec, input_tokens, output_tokens, member from marts.inspect_item_scores "
             "where set_id = ? and sample_id = ? and epoch = ? order by scorer",
             [set_id, args["sample"], epoch],
         )
         if not scores_of_item:
             raise NotFound(f"no sample {args['sample']!r} epoch {epoch} in set {set_id!r}")
         item = {"first": scores_of_item[0], "scores": scores_of_item}
-    total = one(cur, f"select count(*) as n from marts.eval_item_scores where {condition}", params)["n"]
+    total = one(cur, f"select count(*) as n from marts.inspect_item_scores where {condition}", params)["n"]
     items = rows(
         cur,
         "select sample_id, epoch, scorer, input, target, answer, value_raw, value, is_pass, explanation, error, "
-        f"latency_sec from marts.eval_item_scores where {condition} "
+        f"latency_sec from marts.inspect_item_scores where {condition} "
         "order by sample_id, epoch, scorer limit ? offset ?",
         [*params, per_page, (page - 1) * per_page],
     )

@@ -19,7 +19,7 @@ logs as (
 
 items as (
 
-    select * from {{ ref('eval_item_scores') }}
+    select * from {{ ref('inspect_item_scores') }}
     where {{ is_unbuilt_set(kind='inspect_log') }}
 
 ),
@@ -65,16 +65,18 @@ final as (
         logs.series_id,
         logs.tool,
         logs.tool_version,
-        logs.log_version,
+        logs.log_version as format_version,
         logs.run_id,
         logs.eval_id,
         logs.task,
         logs.task_version,
         logs.model,
+        -- Inspect's series has no prompt dimension (the task holds it)
+        cast(null as varchar) as prompt,
         logs.created_at,
         logs.status,
         logs.is_complete,
-        logs.log_error,
+        logs.log_error as run_error,
         logs.headline_scorer,
         cast(coalesce(log_counts.n_samples, 0) as bigint) as n_samples,
         cast(logs.n_epochs as integer) as n_epochs,
