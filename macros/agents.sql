@@ -161,13 +161,13 @@
 {%- endmacro %}
 
 
-{% macro item_kinds() -%}
-    {#- The drop kinds of the registered agents that have items (seed
-        agents, has_items), read from the registry when the model compiles;
-        [] while dbt parses. -#}
+{% macro item_agents() -%}
+    {#- The registered agents that have items (seed agents, has_items),
+        read from the registry when the model compiles; [] while dbt
+        parses. -#}
     {#- the ref while dbt parses makes the registry seed load first; a unit
         test compiles its model without the project graph (no registry:
-        no kind, as scoring_version) -#}
+        no agent, as scoring_version) -#}
     {%- if not execute -%}
         {%- set registry = ref('agents') -%}
         {{ return([]) }}
@@ -177,30 +177,40 @@
     {%- endif -%}
     {%- set registry = ref('agents') -%}
     {%- set found = run_query(
-        'select input_kinds from ' ~ registry ~ ' where has_items order by agent'
+        'select agent from ' ~ registry ~ ' where has_items order by agent'
     ) -%}
-    {%- set kinds = [] -%}
-    {%- for row in found.rows -%}
-        {%- do kinds.extend(row[0].split()) -%}
-    {%- endfor -%}
-    {{ return(kinds) }}
+    {{ return(found.rows | map(attribute=0) | list) }}
 {%- endmacro %}
 
 
 {% macro is_unbuilt_item_set(set_column='set_id', sha_column='file_sha256') -%}
-    {#- is_unbuilt_set over the kinds of every agent that has items: the
-        history's item marts build each such agent's new sets, and no
-        shared model names an agent. -#}
-    {%- set kinds = item_kinds() -%}
-    {%- if kinds | length == 0 -%}
+    {#- is_unbuilt_set over the sets of every agent that has items, as the
+        agents define their sets (int_history__sets: a file, or a part of
+        one, as a promptfoo output's provider and prompt; the version is
+        the file's): the history's item marts build each such agent's new
+        sets, and no shared model names an agent. Such a mart deletes
+        replaced sets with delete_replaced_item_sets. -#}
+    {%- set agents = item_agents() -%}
+    {%- if agents | length == 0 -%}
         {#- no registry (a unit test): every set, as a first build -#}
         {{ 'false' if is_incremental() else 'true' }}
     {%- else -%}
-        ({%- for kind in kinds -%}
-            {{ is_unbuilt_set(set_column, sha_column, kind=kind) }}
-            {{- ' or ' if not loop.last -}}
-        {%- endfor -%})
+        {{ is_unbuilt_set(
+            set_column, sha_column,
+            version_column='set_version',
+            sets_model='int_history__sets',
+            built_version_column='file_sha256',
+            sets_where="agent in ('" ~ (agents | join("', '")) ~ "')"
+        ) }}
     {%- endif -%}
+{%- endmacro %}
+
+
+{% macro delete_replaced_item_sets() -%}
+    {#- The pre-hook of the history's item marts: delete_replaced_sets over
+        the agents' own sets (int_history__sets), as is_unbuilt_item_set
+        reads them. -#}
+    {{ delete_replaced_sets('int_history__sets', 'set_version', 'file_sha256') }}
 {%- endmacro %}
 
 

@@ -13,7 +13,13 @@
   not. So a nightly build reads the new sets only, whatever the history.
 -#}
 
-{% macro delete_replaced_sets(sets_model='int_sets__current', version_column='file_sha256') -%}
+{% macro delete_replaced_sets(
+    sets_model='int_sets__current',
+    version_column='file_sha256',
+    built_version_column=none
+) -%}
+    {#- `built_version_column`: the version's name in this model when it
+        differs from `version_column` (its name in `sets_model`). -#}
     {%- if is_incremental() -%}
         delete from {{ this }} as built
         where not exists (
@@ -21,7 +27,8 @@
             from {{ ref(sets_model) }} as cur
             where
                 cur.set_id = built.set_id
-                and cur.{{ version_column }} = built.{{ version_column }}
+                and cur.{{ version_column }}
+                = built.{{ built_version_column or version_column }}
         )
     {%- else -%}
         select 1
@@ -33,7 +40,9 @@
     kind=none,
     sets_model='int_sets__current',
     version_column='file_sha256',
-    built_where=none
+    built_where=none,
+    built_version_column=none,
+    sets_where=none
 ) -%}
     {#- The current (set_id, version) of `kind` (in `sets_model`) not yet
         built by this model, as a list; none on a first build or
@@ -44,7 +53,10 @@
         `built_where` limits which built rows count as built (e.g. rows
         scored with the rules in force; the ledger is then not used). It is
         computed when the model is compiled, i.e. before its pre-hooks run:
-        a pre-hook that deletes rows must be matched by `built_where`. -#}
+        a pre-hook that deletes rows must be matched by `built_where`.
+        `sets_where` filters `sets_model` like `kind` (a condition on its
+        columns); `built_version_column` names the version in this model
+        when it differs from its name in `sets_model`. -#}
     {%- if execute -%}
         {#- one entry per call (a model may ask for several kinds), read by
             record_built_sets after the model ran -#}
@@ -54,8 +66,10 @@
         {%- endif -%}
         {%- set info = {
             'kind': kind,
+            'sets_where': sets_where,
             'sets_model': ref(sets_model),
             'version_column': version_column,
+            'built_version_column': built_version_column or version_column,
             'use_ledger': built_where is none,
             'sets': none,
         } -%}
@@ -72,14 +86,12 @@
     {%- set query -%}
         select set_id, {{ version_column }}
         from {{ ref(sets_model) }}
-        {%- if kind %}
-        where kind = '{{ kind }}'
-        {%- endif %}
+        where {{ sets_condition(kind, sets_where) }}
         except
         -- distinct first: the set operation then hashes the few built
         -- versions, not every row (at 10M rows a plain except ran out of
         -- memory at the 1 GB budget)
-        select distinct set_id, {{ version_column }}
+        select distinct set_id, {{ built_version_column or version_column }}
         from {{ this }}
         {%- if built_where %}
         where {{ built_where }}
@@ -121,9 +133,7 @@
             {%- if full %}
             select set_id, {{ info.version_column }} as version
             from {{ info.sets_model }}
-            {%- if info.kind %}
-            where kind = '{{ info.kind }}'
-            {%- endif %}
+            where {{ sets_condition(info.kind, info.sets_where) }}
             {%- else %}
             values
             {%- for version in info.sets %}
@@ -136,17 +146,25 @@
             select 1
             from (
                 -- the built versions, not every row (as in unbuilt_sets)
-                select distinct set_id, {{ info.version_column }}
+                select distinct set_id, {{ info.built_version_column }}
                 from {{ this }}
             ) as built
             where
                 built.set_id = versions.set_id
-                and built.{{ info.version_column }} = versions.version
+                and built.{{ info.built_version_column }} = versions.version
         )
     {%- endset -%}
     {%- do run_query(query) -%}
     {%- endfor -%}
     {%- do adapter.commit() -%}
+{%- endmacro %}
+
+
+{% macro sets_condition(kind, sets_where) -%}
+    {#- The sets of a sets model that unbuilt_sets considers: of `kind`,
+        and matching `sets_where`; every set when both are none. -#}
+    {%- if kind -%}kind = '{{ kind }}'{%- else -%}true{%- endif -%}
+    {%- if sets_where %} and ({{ sets_where }}){%- endif -%}
 {%- endmacro %}
 
 
@@ -194,13 +212,19 @@
     version_column='file_sha256',
     kind=none,
     sets_model='int_sets__current',
-    built_where=none
+    built_where=none,
+    built_version_column=none,
+    sets_where=none
 ) -%}
     {#- Literal filter on the sets this model has not built yet (one query).
         `sha_column` is the reading model's version column (qualified when
-        needed), `version_column` its name in `sets_model` and this model. -#}
+        needed), `version_column` its name in `sets_model` and (unless
+        `built_version_column` says otherwise) in this model. -#}
     {{ in_sets(
-        unbuilt_sets(kind, sets_model, version_column, built_where),
+        unbuilt_sets(
+            kind, sets_model, version_column, built_where,
+            built_version_column, sets_where
+        ),
         set_column,
         sha_column
     ) }}
@@ -243,4 +267,29 @@
         true
     {%- endif -%}
     {{ set_filter_end() }}
+{%- endmacro %}
+
+
+{% macro delete_replaced_file_versions(
+    sets_model='int_sets__current', kind=none
+) -%}
+    {#- Pre-hook of a version-grained incremental model whose rows carry
+        their file (source_file, sha256): deletes the rows of file versions
+        that are no longer current in `sets_model` (of `kind`). A no-op
+        (select 1) on a first build or --full-refresh. -#}
+    {%- if is_incremental() -%}
+        delete from {{ this }} as built
+        where not exists (
+            select 1
+            from {{ ref(sets_model) }} as cur
+            where
+                cur.set_id = built.source_file
+                and cur.file_sha256 = built.sha256
+                {%- if kind %}
+                and cur.kind = '{{ kind }}'
+                {%- endif %}
+        )
+    {%- else -%}
+        select 1
+    {%- endif -%}
 {%- endmacro %}

@@ -147,10 +147,22 @@ def build_parser() -> argparse.ArgumentParser:
     _common(gat, drops=False, published=False)
     gat.add_argument("--junit", help=f"the JUnit XML to write (default <reports>/{gates.JUNIT_FILE})")
 
-    exp = sub.add_parser("export", help="write the summary marts to an Excel workbook")
+    exp = sub.add_parser(
+        "export",
+        help="write the summary marts to an Excel workbook, or sets as Every Eval Ever files",
+        description="xlsx: the summary marts of the working warehouse as one workbook. every-eval-ever: "
+        "any set of any agent of the published file (published/ beside --db, or $AGENT_EVAL_PUBLISHED) as "
+        "EvalEval's aggregate JSON and instance JSONL (docs/every-eval-ever.md).",
+    )
     _common(exp, drops=False, published=False)
-    exp.add_argument("--out", help="the .xlsx to write (default <reports>/summary/summary_scores.xlsx)")
+    exp.add_argument("--format", choices=("xlsx", "every-eval-ever"), default="xlsx", help="default xlsx")
+    exp.add_argument(
+        "--out",
+        help="xlsx: the workbook to write (default <reports>/summary/summary_scores.xlsx); "
+        "every-eval-ever: the folder to write data/... into (default <reports>/every-eval-ever)",
+    )
     exp.add_argument("--set", dest="sets", action="append", help="only this set id (repeatable)")
+    exp.add_argument("set_ids", nargs="*", metavar="SET", help="only these set ids (as --set)")
     wd = sub.add_parser(
         "withdraw",
         help="take back a delivery: its sets leave every mart, history and report at the next build",
@@ -580,7 +592,9 @@ def cmd_withdraw(paths: Paths, target: str, reason: str, undo: bool) -> int:
     return under_lock(paths, locked)
 
 
-def cmd_export(paths: Paths, out: str | None, sets: list[str] | None) -> int:
+def cmd_export(paths: Paths, out: str | None, sets: list[str] | None, fmt: str = "xlsx") -> int:
+    if fmt == "every-eval-ever":
+        return cmd_export_every_eval_ever(paths, out, sets)
     from agent_eval import export
     from agent_eval.agents.summary import report as summary_report
 
@@ -589,6 +603,29 @@ def cmd_export(paths: Paths, out: str | None, sets: list[str] | None) -> int:
         return EXIT_USAGE
     target = Path(out).resolve() if out else paths.reports_dir / "summary" / summary_report.WORKBOOK
     print(export.export_summary_xlsx(paths.db_path, target, sets))
+    return EXIT_OK
+
+
+def cmd_export_every_eval_ever(paths: Paths, out: str | None, sets: list[str] | None) -> int:
+    """Exit 2 for a set the published file does not hold (nothing written),
+    1 for a document the schema refuses."""
+    from agent_eval.exchange import every_eval_ever
+
+    if not paths.published_db.exists():
+        print(f"agent-eval: no published file at {paths.published_db}; run `agent-eval build` first", file=sys.stderr)
+        return EXIT_USAGE
+    target = Path(out).resolve() if out else paths.reports_dir / "every-eval-ever"
+    try:
+        written = every_eval_ever.export_sets(paths.published_db, target, sets, paths.project_dir)
+    except every_eval_ever.UnknownSet as err:
+        print(f"agent-eval: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except every_eval_ever.InvalidDocument as err:
+        print(f"agent-eval: {err}", file=sys.stderr)
+        return EXIT_FAILED
+    for item in written:
+        print(item.describe())
+    print(f"{len(written)} set(s) as Every Eval Ever {every_eval_ever.schema_version()} under {target / 'data'}")
     return EXIT_OK
 
 
@@ -759,7 +796,7 @@ def run_command(args: argparse.Namespace) -> int:
         if args.command == "gates":
             return cmd_gates(_paths(args), args.junit)
         if args.command == "export":
-            return cmd_export(_paths(args), args.out, args.sets)
+            return cmd_export(_paths(args), args.out, ((args.sets or []) + args.set_ids) or None, args.format)
         if args.command == "evaluate":
             return cmd_evaluate(args)
         if args.command == "serve":

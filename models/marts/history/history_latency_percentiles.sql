@@ -1,9 +1,9 @@
 {{ config(
     materialized='incremental',
     incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
+    pre_hook="{{ delete_replaced_item_sets() }}",
 ) }}
--- depends_on: {{ ref('int_sets__current') }}
+-- depends_on: {{ ref('int_history__sets') }}
 -- Latency percentiles of the resume and recruit agents beside the rubric
 -- means: one row per (set, scope, round, segment, item filter). scope is
 -- set / round / segment / round_segment (segment: track_1..3 for the resume

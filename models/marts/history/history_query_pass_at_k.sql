@@ -1,9 +1,9 @@
 {{ config(
     materialized='incremental',
     incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
+    pre_hook="{{ delete_replaced_item_sets() }}",
 ) }}
--- depends_on: {{ ref('int_sets__current') }}
+-- depends_on: {{ ref('int_history__sets') }}
 -- One row per (set, query, k) for k = 1..n runs: with c passing runs of n,
 --   pass@k = 1 - C(n - c, k) / C(n, k)  (unbiased: some of k runs drawn
 --            without replacement passes),

@@ -1,9 +1,9 @@
 {{ config(
     materialized='incremental',
     incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
+    pre_hook="{{ delete_replaced_item_sets() }}",
 ) }}
--- depends_on: {{ ref('int_sets__current') }}
+-- depends_on: {{ ref('int_history__sets') }}
 -- One row per (set, query) of the resume and recruit agents: the query's
 -- runs in the set (rounds; a duplicated resume row is not a run) reduced
 -- every way: pass count and rate, the modal status (ties go to the worse

@@ -89,12 +89,18 @@ class Agent:
 
     def report_path(self, reports_dir: Path, set_id: str) -> Path:
         """Where the agent's renderer writes the report of ``set_id``:
-        reports/<folder>/<date>/<file stem>.md, or for a run folder
+        reports/<folder>/<date>/<file stem>.md, for a set that is a part of
+        a file (``<file>#<part>``: a promptfoo output's column)
+        reports/<folder>/<date>/<file stem>-<part>.md, or for a run folder
         reports/<folder>/<date>/<run id>.md."""
         if self.set_is_run_folder:
             drop_date, *_, run_id = set_id.split("/")
             return reports_dir / self.report_folder / drop_date / f"{run_id}.md"
-        return reports_dir / self.report_folder / Path(set_id).with_suffix(".md")
+        file, _, part = set_id.partition("#")
+        stem = Path(file).with_suffix("")
+        if part:
+            stem = stem.with_name(f"{stem.name}-{part}")
+        return reports_dir / self.report_folder / stem.with_name(stem.name + ".md")
 
 
 def registry_path(project_dir: Path | None = None) -> Path:

@@ -1,11 +1,6 @@
-"""The charts of an Inspect AI log's report (agent_eval.charts draws them;
-each reads one public mart)."""
+"""The charts of An Inspect AI log's report: those of every imported tool's set
+(agent_eval.eval_report; agent_eval.charts draws them)."""
 
-from __future__ import annotations
+from agent_eval.eval_report import CHARTS
 
-from agent_eval.charts import ChartSpec, series_trend
-
-# the charts each report links, in order
-CHARTS = [
-    ChartSpec("trend", "시리즈 추이 (기준선 표시)", series_trend),
-]
+__all__ = ["CHARTS"]

@@ -1,0 +1,125 @@
+{{ config(
+    materialized='incremental',
+    incremental_strategy='append',
+    pre_hook="{{ delete_replaced_sets('int_promptfoo__output_sets') }}",
+) }}
+-- depends_on: {{ ref('int_promptfoo__output_sets') }}
+-- One row per (promptfoo set, scorer, metric): the pass rate of `overall`
+-- (results that succeeded over results), the mean of every scorer
+-- (`overall`: the results' scores; an assertion: its scores where it
+-- applies), computed here from the items with a 95% interval clustered by
+-- test, beside the figure promptfoo reported for the column
+-- (tool_reported_value; none for a .jsonl output). agrees_with_tool is
+-- false when both are defined and differ by more than 1e-9 (data test: a
+-- verdict on the night).
+with
+
+sets as (
+
+    select * from {{ ref('int_promptfoo__output_sets') }}
+    where {{ is_unbuilt_set(sets_model='int_promptfoo__output_sets') }}
+
+),
+
+stats as (
+
+    select * from {{ ref('int_promptfoo__set_stats') }}
+    where {{ is_unbuilt_set(sets_model='int_promptfoo__output_sets') }}
+
+),
+
+reported as (
+
+    select * from {{ ref('int_promptfoo__reported_scores') }}
+    where {{ is_unbuilt_set(sets_model='int_promptfoo__output_sets') }}
+
+),
+
+scorers as (
+
+    select distinct
+        set_id,
+        scorer
+    from {{ ref('promptfoo_item_scores') }}
+    where {{ is_unbuilt_set(sets_model='int_promptfoo__output_sets') }}
+
+),
+
+metric_rows as (
+
+    select
+        set_id,
+        'overall' as scorer,
+        'pass_rate' as metric,
+        'pass_rate' as stats_metric
+    from sets
+
+    union all
+
+    select
+        set_id,
+        scorer,
+        'mean' as metric,
+        scorer as stats_metric
+    from scorers
+
+),
+
+computed as (
+
+    select
+        metric_rows.set_id,
+        metric_rows.scorer,
+        metric_rows.metric,
+        stats.metric_value as value,
+        stats.n_clusters as n_samples,
+        stats.std_error,
+        {{ t_critical_975('stats.n_clusters - 1') }} as t_critical,
+        reported.tool_reported_value
+    from metric_rows
+    left join stats
+        on
+            metric_rows.set_id = stats.set_id
+            and metric_rows.stats_metric = stats.metric
+    left join reported
+        on
+            metric_rows.set_id = reported.set_id
+            and metric_rows.scorer = reported.scorer
+            and metric_rows.metric = reported.metric
+
+),
+
+final as (
+
+    select
+        computed.set_id,
+        computed.scorer,
+        computed.metric,
+        computed.value,
+        cast(computed.n_samples as bigint) as n_samples,
+        computed.std_error,
+        case
+            when computed.std_error is not null
+                then computed.value - computed.t_critical * computed.std_error
+        end as ci_low,
+        case
+            when computed.std_error is not null
+                then computed.value + computed.t_critical * computed.std_error
+        end as ci_high,
+        computed.tool_reported_value,
+        case
+            when computed.value is null or computed.tool_reported_value is null
+                then null
+            else abs(computed.value - computed.tool_reported_value) <= 1e-9
+        end as agrees_with_tool,
+        sets.drop_date,
+        sets.series_id,
+        sets.file_sha256,
+        {{ scoring_version('promptfoo') }} as scoring_version
+    from computed
+    inner join sets
+        on computed.set_id = sets.set_id
+
+)
+
+select * from final

@@ -1,0 +1,6 @@
+"""A promptfoo output's column's report, reports/promptfoo/<drop_date>/<file stem>-<promptIdx>.md: the report every
+imported tool's set has (agent_eval.eval_report, over marts.eval_*)."""
+
+from agent_eval.eval_report import TEMPLATE, context
+
+__all__ = ["TEMPLATE", "context"]

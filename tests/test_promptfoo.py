@@ -1,0 +1,327 @@
+"""promptfoo outputs in the warehouse, checked against what promptfoo itself
+reports.
+
+The outputs in tests/fixtures/promptfoo/drops were written by promptfoo
+(0.118.0, and 0.57.1 for a results version 2 file) with its offline echo
+provider (scripts/fixtures/promptfoo_outputs.py), and
+tests/fixtures/promptfoo/expected.json copies what promptfoo wrote in them
+(each column's metrics, each result's outcome): every expected figure below
+comes from there, none from this warehouse. The bad outputs are made by
+code from the real ones."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shutil
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from agent_eval import cli
+from agent_eval.viewer import create_app
+from conftest import FIXTURES, Warehouse
+
+PROMPTFOO = FIXTURES / "promptfoo"
+EXPECTED = json.loads((PROMPTFOO / "expected.json").read_text(encoding="utf-8"))["files"]
+NIGHT_1 = "drops/2026-11-01/promptfoo/greetings.json"
+NIGHT_2 = "drops/2026-11-02/promptfoo/greetings.json"
+JSONL = "drops/2026-11-03/promptfoo/greetings.jsonl"
+V2 = "drops/2026-11-04/promptfoo/greetings_v2.json"
+BAD_NIGHT = "2026-11-05"
+BAD = {
+    "no_version": f"{BAD_NIGHT}/promptfoo/no_version.json",
+    "version": f"{BAD_NIGHT}/promptfoo/version_99.json",
+    "truncated": f"{BAD_NIGHT}/promptfoo/truncated.json",
+    "not_object": f"{BAD_NIGHT}/promptfoo/a_list.json",
+    "nan": f"{BAD_NIGHT}/promptfoo/nan_score.json",
+    "text_score": f"{BAD_NIGHT}/promptfoo/text_score.json",
+    "duplicate": f"{BAD_NIGHT}/promptfoo/duplicate_result.json",
+    "bad_line": f"{BAD_NIGHT}/promptfoo/bad_line.jsonl",
+}
+
+
+# the version 2 output continues the same series (same description,
+# providers and prompts); the tests put it before the two nights, so that
+# night 2 stays the latest set of its series (history_flips)
+MOVED = {V2: "2026-10-31/promptfoo/greetings_v2.json"}
+
+
+def path_of(fixture_path: str) -> str:
+    return MOVED.get(fixture_path) or fixture_path.removeprefix("drops/")
+
+
+def provider_label(provider) -> str:
+    return provider if isinstance(provider, str) else provider.get("label") or provider["id"]
+
+
+def n_tests(metrics: dict) -> int:
+    return metrics["testPassCount"] + metrics["testFailCount"] + metrics.get("testErrorCount", 0)
+
+
+def write_bad_outputs(drops: Path) -> None:
+    folder = drops / BAD_NIGHT / "promptfoo"
+    folder.mkdir(parents=True)
+    text = (PROMPTFOO / NIGHT_1).read_text(encoding="utf-8")
+    output = json.loads(text)
+
+    def variant(description: str) -> dict:
+        copy = json.loads(text)
+        copy["config"]["description"] = description  # a series of its own
+        return copy
+
+    no_version = variant("bad: no version")
+    del no_version["results"]["version"]
+    (drops / BAD["no_version"]).write_text(json.dumps(no_version), encoding="utf-8")
+    version = variant("bad: version 99")
+    version["results"]["version"] = 99
+    (drops / BAD["version"]).write_text(json.dumps(version), encoding="utf-8")
+    (drops / BAD["truncated"]).write_text(text[: len(text) // 2], encoding="utf-8")
+    (drops / BAD["not_object"]).write_text(json.dumps(output["results"]["results"]), encoding="utf-8")
+    nan = variant("bad: NaN score")
+    nan["results"]["results"][3]["score"] = float("nan")  # json writes a bare NaN token
+    (drops / BAD["nan"]).write_text(json.dumps(nan), encoding="utf-8")
+    text_score = variant("bad: text score")
+    text_score["results"]["results"][4]["score"] = "0.5"
+    (drops / BAD["text_score"]).write_text(json.dumps(text_score), encoding="utf-8")
+    duplicate = variant("bad: duplicate")
+    duplicate["results"]["results"].append(duplicate["results"]["results"][0])
+    (drops / BAD["duplicate"]).write_text(json.dumps(duplicate), encoding="utf-8")
+    lines = (PROMPTFOO / JSONL).read_text(encoding="utf-8").splitlines()
+    lines[5] = lines[5][:40]  # a line cut short
+    (drops / BAD["bad_line"]).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def night(tmp_path_factory):
+    wh = Warehouse(tmp_path_factory.mktemp("promptfoo"))
+    shutil.copytree(PROMPTFOO / "drops", wh.drops, dirs_exist_ok=True)
+    for fixture_path, moved in MOVED.items():
+        (wh.drops / moved).parent.mkdir(parents=True)
+        (wh.drops / fixture_path.removeprefix("drops/")).rename(wh.drops / moved)
+    write_bad_outputs(wh.drops)
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = wh.build(reports=True)
+    return wh, code, err.getvalue()
+
+
+def set_of(wh: Warehouse, path: str, provider: str, prompt: str) -> str:
+    [(found,)] = wh.query(
+        "select set_id from marts.promptfoo_runs where source_file = ? and model = ? and prompt = ?",
+        [path_of(path), provider, prompt],
+    )
+    return found
+
+
+def figure(wh: Warehouse, set_id: str, scorer: str, metric: str) -> tuple:
+    [row] = wh.query(
+        "select value, tool_reported_value, agrees_with_tool from marts.eval_set_scores "
+        "where set_id = ? and scorer = ? and metric = ?",
+        [set_id, scorer, metric],
+    )
+    return row
+
+
+def test_the_fixtures_are_what_promptfoo_wrote():
+    night_1 = json.loads((PROMPTFOO / NIGHT_1).read_text(encoding="utf-8"))
+    assert night_1["results"]["version"] == 3 and night_1["metadata"]["promptfooVersion"] == "0.118.0"
+    v2 = json.loads((PROMPTFOO / V2).read_text(encoding="utf-8"))
+    assert v2["results"]["version"] == 2 and "table" in v2["results"]
+    # repeats: each its own testIdx, the same vars
+    by_test = defaultdict(set)
+    for result in night_1["results"]["results"]:
+        by_test[json.dumps(result["vars"], sort_keys=True)].add(result["testIdx"])
+    assert {len(idx) for idx in by_test.values()} == {2}
+
+
+@pytest.mark.parametrize("path", [NIGHT_1, NIGHT_2, V2])
+def test_each_column_figure_equals_promptfoos_own_metrics(night, path):
+    wh, _, _ = night
+    checked = 0
+    for prompt in EXPECTED[path]["prompts"]:
+        name = prompt.get("label") or prompt.get("display") or prompt["raw"]
+        set_id = set_of(wh, path, prompt["provider"], name)
+        metrics = prompt["metrics"]
+        value, reported, agrees = figure(wh, set_id, "overall", "pass_rate")
+        assert value == pytest.approx(metrics["testPassCount"] / n_tests(metrics), abs=1e-9)
+        assert reported == pytest.approx(value, abs=1e-9) and agrees is True
+        value, _, agrees = figure(wh, set_id, "overall", "mean")
+        assert value == pytest.approx(metrics["score"] / n_tests(metrics), abs=1e-9) and agrees is True
+        for name, total in (metrics.get("namedScores") or {}).items():
+            count = (metrics.get("namedScoresCount") or {}).get(name)
+            if count is None:  # version 2 reports no counts
+                continue
+            value, _, agrees = figure(wh, set_id, name, "mean")
+            assert value == pytest.approx(total / count, abs=1e-9), (set_id, name)
+            assert agrees is True
+            checked += 1
+        [(n_records, n_passed, n_errored)] = wh.query(
+            "select n_sample_records, n_passed, n_errored from marts.promptfoo_runs where set_id = ?", [set_id]
+        )
+        assert (n_records, n_passed, n_errored) == (
+            n_tests(metrics),
+            metrics["testPassCount"],
+            metrics.get("testErrorCount", 0),
+        )
+    assert len(EXPECTED[path]["prompts"]) == 4
+    assert checked >= (16 if path != V2 else 0)
+
+
+def test_a_jsonl_output_scores_as_the_same_run_written_as_json(night):
+    wh, _, _ = night
+    lines = EXPECTED[JSONL]["lines"]
+    assert len(lines) == EXPECTED[JSONL]["n_lines"] == EXPECTED[NIGHT_2]["n_results"]
+    for prompt in EXPECTED[NIGHT_2]["prompts"]:
+        set_id = set_of(wh, JSONL, prompt["provider"], prompt["label"])
+        own = [
+            line
+            for line in lines
+            if provider_label(line["provider"]) == prompt["provider"] and line["prompt_label"] == prompt["label"]
+        ]
+        value, reported, agrees = figure(wh, set_id, "overall", "pass_rate")
+        assert value == pytest.approx(sum(line["success"] for line in own) / len(own), abs=1e-12)
+        assert value == pytest.approx(prompt["metrics"]["testPassCount"] / n_tests(prompt["metrics"]), abs=1e-9)
+        assert reported is None and agrees is None  # a .jsonl carries no metrics of its own
+
+
+@pytest.mark.parametrize("path", [NIGHT_1, NIGHT_2, JSONL])
+def test_every_result_and_assertion_is_promptfoos_verdict(night, path):
+    wh, _, _ = night
+    results = EXPECTED[path].get("results") or EXPECTED[path]["lines"]
+    rows = wh.dicts(
+        "select i.test_idx, r.model, r.prompt, i.scorer, i.value, i.is_pass, i.error from marts.promptfoo_item_scores i "
+        "join marts.promptfoo_runs r using (set_id) where r.source_file = ?",
+        [path_of(path)],
+    )
+    overall, components = {}, defaultdict(list)
+    for r in rows:
+        key = (r["test_idx"], r["model"], r["prompt"])
+        if r["scorer"] == "overall":
+            overall[key] = r
+        else:
+            components[key].append((r["is_pass"], round(r["value"], 12)))
+    assert len(overall) == len(results)
+    for result in results:
+        key = (result["testIdx"], provider_label(result["provider"]), result["prompt_label"])
+        row = overall[key]
+        assert row["is_pass"] is result["success"]
+        assert row["value"] == pytest.approx(result["score"], abs=1e-12)
+        assert (row["error"] is not None) == (result["failureReason"] == 2)
+        scores = [round(score, 12) for score in result.get("component_score") or []]
+        assert sorted(components[key]) == sorted(zip(result.get("component_pass") or [], scores, strict=True))
+
+
+def test_the_repeats_of_a_test_are_one_sample_with_epochs(night):
+    wh, _, _ = night
+    results = EXPECTED[NIGHT_1]["results"]
+    tests = defaultdict(set)
+    for result in results:
+        tests[json.dumps(result["vars"], sort_keys=True, ensure_ascii=False)].add(result["testIdx"])
+    for set_id, n_samples, n_epochs in wh.query(
+        "select set_id, n_samples, n_epochs from marts.promptfoo_runs where source_file = ?", [path_of(NIGHT_1)]
+    ):
+        assert n_samples == len(tests)
+        assert n_epochs == max(len(idx) for idx in tests.values()) == 2
+        for idx in tests.values():
+            found = wh.query(
+                "select distinct sample_id, epoch, test_idx from marts.promptfoo_item_scores "
+                "where set_id = ? and test_idx in (select unnest(?::integer[])) order by test_idx",
+                [set_id, sorted(idx)],
+            )
+            assert len({s for s, _, _ in found}) == 1  # one sample
+            assert [e for _, e, _ in found] == [1, 2]  # its repeats, in testIdx order
+
+
+def outcomes(results: list[dict]) -> dict[tuple, bool]:
+    """(provider, prompt, vars, repeat) -> success, the repeat numbered in testIdx order."""
+    seen = defaultdict(int)
+    found = {}
+    for result in sorted(results, key=lambda r: r["testIdx"]):
+        test = (provider_label(result["provider"]), result["prompt_label"], json.dumps(result["vars"], sort_keys=True))
+        seen[test] += 1
+        found[(*test, seen[test])] = result["success"]
+    return found
+
+
+def test_flips_between_the_two_nights_pair_each_test_and_repeat(night):
+    wh, _, _ = night
+    before, after = outcomes(EXPECTED[NIGHT_1]["results"]), outcomes(EXPECTED[NIGHT_2]["results"])
+    expected = {key: ("pass_to_fail" if before[key] else "fail_to_pass") for key in before if before[key] != after[key]}
+    assert set(expected.values()) == {"pass_to_fail", "fail_to_pass"}  # the fixture's nights differ both ways
+    got = {}
+    for model, prompt, vars_json, epoch, transition in wh.query(
+        "select r.model, r.prompt, i.vars_json, i.epoch, f.transition from marts.history_flips f "
+        "join marts.promptfoo_runs r on r.set_id = f.set_id "
+        "join marts.promptfoo_item_scores i on i.set_id = f.set_id and i.sample_id = f.query_id "
+        "and cast(i.epoch as varchar) = f.round and i.scorer = 'overall' "
+        "where r.source_file = ? and f.transition in ('pass_to_fail', 'fail_to_pass')",
+        [path_of(NIGHT_2)],
+    ):
+        got[(model, prompt, json.dumps(json.loads(vars_json), sort_keys=True), epoch)] = transition
+    assert got == expected
+
+
+def test_records_reconcile_results_scored_plus_rejected(night):
+    wh, _, _ = night
+    rows = {
+        r["source_file"]: r for r in wh.dicts("select * from ops.file_reconciliation where kind = 'promptfoo_output'")
+    }
+    for path, facts in EXPECTED.items():
+        r = rows[path_of(path)]
+        n = facts.get("n_results") or facts["n_lines"]
+        assert r["n_raw_rows"] == n == r["n_scored_rows"] + r["n_rejected_rows"]
+    for path in (BAD["nan"], BAD["text_score"], BAD["duplicate"], BAD["bad_line"]):
+        r = rows[path]
+        assert r["n_rejected_rows"] == 1 and r["n_raw_rows"] == r["n_scored_rows"] + 1
+
+
+def test_each_bad_output_is_a_clear_rejection_and_nothing_else_stops(night):
+    wh, code, err = night
+    assert code == cli.EXIT_REJECTED
+    files = dict(wh.query("select source_file, reject_reason from ops.rejected_files where is_latest"))
+    assert "results.version is missing" in files[BAD["no_version"]]
+    assert files[BAD["version"]].startswith("unknown promptfoo output version 99")
+    assert files[BAD["truncated"]].startswith("not valid JSON")
+    assert files[BAD["not_object"]].startswith("not a promptfoo output")
+    rows = {
+        (r["source_file"], r["reason"]): r["reason_detail"]
+        for r in wh.dicts("select * from ops.rejected_rows where is_current and kind = 'promptfoo_output'")
+    }
+    assert "results[3]: score nan is not a finite number" in rows[(BAD["nan"], "invalid_score")]
+    assert "results[4]: score '0.5'" in rows[(BAD["text_score"], "invalid_score")]
+    assert "also record 1" in rows[(BAD["duplicate"], "duplicate_result")]
+    assert "line 6" in rows[(BAD["bad_line"], "invalid_json")]
+    for path in (BAD["no_version"], BAD["truncated"]):
+        assert path in err
+    # every good output is published, and the rest of each output with a bad record
+    published = {r[0] for r in wh.query("select distinct source_file from marts.promptfoo_runs")}
+    assert {path_of(p) for p in EXPECTED} | {
+        BAD["nan"],
+        BAD["text_score"],
+        BAD["duplicate"],
+        BAD["bad_line"],
+    } <= published
+
+
+def test_reports_and_the_viewer_show_each_column(night):
+    wh, _, _ = night
+    set_ids = [
+        r[0] for r in wh.query("select set_id from marts.promptfoo_runs where source_file = ?", [path_of(NIGHT_2)])
+    ]
+    assert len(set_ids) == 4
+    reports = sorted(p.name for p in (wh.paths.reports_dir / "promptfoo" / "2026-11-02" / "promptfoo").glob("*.md"))
+    assert len(reports) == 4 and all(name.startswith("greetings-") for name in reports)
+    client = create_app(wh.paths.published_db).test_client()
+    failing = wh.query(
+        "select distinct test_idx from marts.promptfoo_item_scores where set_id = ? and scorer = 'overall' "
+        "and not is_pass",
+        [set_ids[0]],
+    )
+    page = client.get("/set", query_string={"id": set_ids[0], "scorer": "overall", "result": "fail"})
+    assert page.status_code == 200
+    text = page.get_data(as_text=True)
+    assert "promptfoo reported" in text
+    assert text.count("</td><td>overall</td>") == len(failing)  # one item row per failing result
