@@ -72,11 +72,14 @@ bench: setup
 # inspect_ai itself with its offline mockllm provider, in a virtualenv of
 # their own (inspect-ai and its ~300 MB of dependencies are no dependency of
 # the warehouse). Inspect names logs by time and id: the files change names.
+# Then the promptfoo outputs (tests/fixtures/promptfoo), written by promptfoo
+# 0.118.0 and 0.57.1 from the npm registry (installed in .promptfoo-fixtures/).
 FIXTURES_VENV ?= .venv-fixtures
 fixtures:
 	$(PYTHON) -m venv $(FIXTURES_VENV)
 	$(FIXTURES_VENV)/bin/pip install --quiet -r scripts/fixtures/requirements-inspect.txt
 	$(FIXTURES_VENV)/bin/python scripts/fixtures/inspect_logs.py
+	$(PYTHON) scripts/fixtures/promptfoo_outputs.py
 
 # The images shown in the README ("Charts", "The morning summary", "Browsing
 # the results"), from the bundled samples.

@@ -66,6 +66,7 @@ TARGETS = {
     "viewer_items_p95_ms": 300.0,  # issue 15
     "viewer_overview_p95_ms": 200.0,
     "inspect_import_over_floor": 2.0,  # importing an Inspect log over reading its members
+    "promptfoo_import_over_floor": 2.0,  # importing a promptfoo output over parsing it once
 }
 BOUND_EXPLAINED_ABOVE = 3.0  # say what bounds the full build above this many floors
 RSS_MARGIN_MIB = 512.0  # dbt's own Python beside DuckDB's buffer pool
@@ -375,6 +376,19 @@ def inspect_floor_main(log_path: str, result_path: str) -> None:
     )
 
 
+def promptfoo_floor_main(output_path: str, result_path: str) -> None:
+    """The floor of importing a promptfoo output: the file parsed once as
+    JSON (a .json document with json.load, a .jsonl line by line), in one
+    process; nothing kept."""
+    started = time.perf_counter()
+    with open(output_path, encoding="utf-8") as handle:
+        if output_path.endswith(".jsonl"):
+            n_results = sum(1 for line in handle if json.loads(line) is not None)
+        else:
+            n_results = len(json.load(handle)["results"]["results"])
+    Path(result_path).write_text(json.dumps({"results": n_results, "wall_s": time.perf_counter() - started}))
+
+
 def viewer_main(db_path: str, result_path: str) -> None:
     """Server time of the viewer's pages on the big warehouse (the Flask test
     client: request parsing, queries and rendering, no network)."""
@@ -454,6 +468,7 @@ def dbt_cmd(*args: str) -> list[str]:
 BUILD = dbt_cmd("build", "--exclude-resource-type", "unit_test")
 # importing Inspect logs: the manifest and the loader models (raw history)
 INSPECT_IMPORT = dbt_cmd("build", "--select", "raw_drop_files", "raw_inspect_samples", "raw_inspect_logs")
+PROMPTFOO_IMPORT = dbt_cmd("build", "--select", "raw_drop_files", "raw_promptfoo_results", "raw_promptfoo_outputs")
 PLAIN_BUILD = [venv_tool("dbt"), "build"]  # exactly as a user types it in the project
 
 
@@ -812,6 +827,41 @@ def inspect_step(bench: Bench, n_samples: int, runs: int) -> dict[str, Any]:
     return {"samples": n_samples, "log_bytes": log.stat().st_size, "floor": json.loads(result.read_text())}
 
 
+def promptfoo_step(bench: Bench, n_results: int, runs: int) -> dict[str, Any]:
+    """A promptfoo output of ``n_results`` results, as ``-o x.json`` and as
+    ``-o x.jsonl`` write it (scripts/fixtures/promptfoo_bench_output.py from
+    a real output, once), each imported into raw history against the floor
+    of parsing it once."""
+    found: dict[str, Any] = {"results": n_results}
+    for suffix in ("json", "jsonl"):
+        folder = bench.work / "promptfoo" / f"{n_results}-{suffix}" / INSPECT_DATE
+        output = folder / "promptfoo" / f"bench.{suffix}"
+        if not output.exists():
+            output.parent.mkdir(parents=True, exist_ok=True)
+            script = PROJECT / "scripts" / "fixtures" / "promptfoo_bench_output.py"
+            measure(
+                [sys.executable, str(script), "-n", str(n_results), "--out", str(output)],
+                dict(os.environ),
+                bench.logs / f"promptfoo-{suffix}-output.log",
+            )
+        layout = f"promptfoo_{suffix}"
+        bench.layouts[layout] = [folder]
+        result = bench.work / f"promptfoo-{suffix}-floor.json"
+        for i in range(runs):
+            print(f"bench: promptfoo {suffix} import {i + 1}/{runs}", flush=True)
+            bench.timed(
+                f"promptfoo_{suffix}_floor",
+                [sys.executable, str(Path(__file__).resolve()), "_promptfoo_floor", str(output), str(result)],
+            )
+            bench.build(f"promptfoo_{suffix}_import", layout, cmd=PROMPTFOO_IMPORT)
+        with duckdb_connect(bench.db) as con:
+            loaded = con.execute("select count(*) from raw.raw_promptfoo_results").fetchone()[0]
+        if loaded != n_results:
+            raise SystemExit(f"bench: the promptfoo {suffix} import loaded {loaded} results of {n_results}")
+        found[f"{suffix}_bytes"] = output.stat().st_size
+    return found
+
+
 def duckdb_connect(db: Path) -> Any:
     import duckdb
 
@@ -910,6 +960,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         checked = checked or found
         load.append(os.getloadavg()[0])
     inspect = inspect_step(bench, args.inspect, args.runs) if args.inspect else None
+    promptfoo = promptfoo_step(bench, args.promptfoo, args.runs) if args.promptfoo else None
     fresh(bench.db)
     speed_after = machine_speed(args.runs)
     scale = run_scale(bench, args.scale, args.seed, n_big, args.scale_runs or args.runs) if args.scale else None
@@ -937,6 +988,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         "ratios": ratios(figures),
         "scale": scale,
         "inspect": inspect,
+        "promptfoo": promptfoo,
     }
     data["targets"] = [asdict(t) for t in targets(data)]
     return data
@@ -1037,6 +1089,7 @@ def targets(data: dict[str, Any]) -> list[Target]:
         *viewer_targets(data.get("viewer")),
         *scale_targets(data["scale"]),
         *inspect_targets(data),
+        *promptfoo_targets(data),
     ]
 
 
@@ -1055,6 +1108,35 @@ def inspect_targets(data: dict[str, Any]) -> list[Target]:
         at_most("8", label, ratio, TARGETS["inspect_import_over_floor"], "×", what),
         at_most("8m", rss_label, f["inspect_import"]["peak_rss_mib"], budget_mib + RSS_MARGIN_MIB, "MiB"),
     ]
+
+
+def promptfoo_targets(data: dict[str, Any]) -> list[Target]:
+    """Importing a promptfoo output, .json (streamed) and .jsonl: over the
+    floor of parsing it once; peak memory within the budget."""
+    promptfoo, f = data.get("promptfoo"), data["figures"]
+    found = []
+    _, budget_mib = memory_budget()
+    for suffix, number in (("json", "9"), ("jsonl", "9l")):
+        label = f"{number}. import of a promptfoo .{suffix} output over the floor of parsing it once"
+        rss_label = f"{number}m. peak memory of that import (the DuckDB budget + {RSS_MARGIN_MIB:.0f} MiB)"
+        if not promptfoo:
+            found += [
+                Target(number, label, "not run (`--promptfoo 0`)", None),
+                Target(f"{number}m", rss_label, "not run", None),
+            ]
+            continue
+        imported, floor = f[f"promptfoo_{suffix}_import"], f[f"promptfoo_{suffix}_floor"]
+        what = (
+            f" ({promptfoo['results']:,} results, {promptfoo[f'{suffix}_bytes'] / 2**20:.0f} MB:"
+            f" import {imported['wall_s']:.2f} s, floor {floor['wall_s']:.2f} s)"
+        )
+        found += [
+            at_most(
+                number, label, imported["wall_s"] / floor["wall_s"], TARGETS["promptfoo_import_over_floor"], "×", what
+            ),
+            at_most(f"{number}m", rss_label, imported["peak_rss_mib"], budget_mib + RSS_MARGIN_MIB, "MiB"),
+        ]
+    return found
 
 
 def viewer_targets(viewer: dict[str, Any] | None) -> list[Target]:
@@ -1445,6 +1527,9 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["_inspect_floor"]:
         inspect_floor_main(argv[1], argv[2])
         return 0
+    if argv[:1] == ["_promptfoo_floor"]:
+        promptfoo_floor_main(argv[1], argv[2])
+        return 0
     if argv[:1] == ["_viewer"]:
         viewer_main(argv[1], argv[2])
         return 0
@@ -1470,6 +1555,12 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=100_000,
         help="sample records of the Inspect AI log whose import is measured (0: skip)",
+    )
+    parser.add_argument(
+        "--promptfoo",
+        type=int,
+        default=100_000,
+        help="results of the promptfoo outputs (.json, .jsonl) whose import is measured (0: skip)",
     )
     parser.add_argument("--work", default=str(PROJECT / ".bench"), help="scratch folder (drops are kept)")
     parser.add_argument("--out", default=str(PROJECT / "BENCHMARKS.md"), help="the markdown report")

@@ -33,6 +33,10 @@ FIGURES = (
     "demo",
     "inspect_floor",
     "inspect_import",
+    "promptfoo_json_floor",
+    "promptfoo_json_import",
+    "promptfoo_jsonl_floor",
+    "promptfoo_jsonl_import",
 )
 BUILDS = (
     "full",
@@ -46,7 +50,7 @@ BUILDS = (
     "demo",
     "scale 120",
 )
-TARGETS = ("1a", "1b", "2a", "2b", "3", "3m", "4", "5", "v1", "v2", "7m", "7l", "8", "8m")
+TARGETS = ("1a", "1b", "2a", "2b", "3", "3m", "4", "5", "v1", "v2", "7m", "7l", "8", "8m", "9", "9m", "9l", "9lm")
 
 
 @pytest.mark.dbt
@@ -68,6 +72,8 @@ def test_bench_smoke_run_produces_every_figure(tmp_path):
             "1",
             "--inspect",
             "300",
+            "--promptfoo",
+            "400",
             "--work",
             str(tmp_path / "work"),
             "--out",
@@ -94,6 +100,8 @@ def test_bench_smoke_run_produces_every_figure(tmp_path):
     # the Inspect log's import: all its sample records in raw history
     assert data["inspect"]["samples"] == 300 and data["inspect"]["floor"]["samples"] == 300
     assert {t["key"] for t in data["targets"]} >= {"8", "8m"}
+    # the promptfoo outputs' import: every result in raw history, .json and .jsonl
+    assert data["promptfoo"]["results"] == 400 and data["promptfoo"]["jsonl_bytes"] > 0
     # the floor's per-round figures: 3 rounds of 20 rows
     assert [row[:2] for row in data["floor_result"]] == [["1/1", 20], ["2/1", 20], ["3/1", 20]]
     # every build's nodes, counted from its run_results.json
