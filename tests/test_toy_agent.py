@@ -24,7 +24,7 @@ import pytest
 from conftest import FIXTURES, copy_project
 
 TOY = FIXTURES / "echo_agent"
-REGISTRY_ROW = "echo_agent,에코 에이전트,echo_agent,echo_set_scores,echo_agent,echo_agent,false\n"
+REGISTRY_ROW = "echo_agent,에코 에이전트,echo_agent,echo_set_scores,echo_agent,echo_agent,false,false\n"
 # the metric it tracks over nightly history: label, direction, smallest change
 METRIC_ROW = "echo_agent,exact_score,1,정답 일치,higher_is_better,0.5\n"
 NIGHT_1 = "2026-11-01/echo_agent_basic.jsonl"
