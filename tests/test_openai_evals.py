@@ -69,6 +69,9 @@ BAD_RECORDS = {
 MOVED = {CRASHED: "2026-09-30/openai_evals/greetings.crashed.jsonl"}
 
 
+ERROR_RUN = "2026-10-05/openai_evals/with_error.jsonl"
+
+
 def bad(name: str) -> str:
     return f"{BAD_NIGHT}/openai_evals/{name}"
 
@@ -144,6 +147,21 @@ def write_bad_records(drops: Path) -> None:
     write(drops, BAD_RECORDS["other_run"], other_run)
 
 
+def write_error_run(drops: Path) -> None:
+    """night 1's run with an error event (evals' record_error: {type,
+    message}) for one sample, as an eval that catches a failure records it."""
+    lines = with_eval_name(lines_of(LOOKUP_1), "with-error.dev.v0")
+    last = json.loads(lines[-1])
+    error = {
+        **last,
+        "event_id": max(json.loads(line).get("event_id", -1) for line in lines) + 1,
+        "type": "error",
+        "data": {"type": "RuntimeError", "message": "fixture: the sample failed"},
+    }
+    (drops / ERROR_RUN).parent.mkdir(parents=True)
+    (drops / ERROR_RUN).write_text("\n".join([*lines, json.dumps(error)]) + "\n", encoding="utf-8")
+
+
 @pytest.fixture(scope="module")
 def night(tmp_path_factory):
     wh = Warehouse(tmp_path_factory.mktemp("openai_evals"))
@@ -152,6 +170,7 @@ def night(tmp_path_factory):
         (wh.drops / moved).parent.mkdir(parents=True)
         (wh.drops / fixture_path.removeprefix("drops/")).rename(wh.drops / moved)
     write_bad_records(wh.drops)
+    write_error_run(wh.drops)
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
         code = wh.build(reports=True)
@@ -329,12 +348,36 @@ def test_series_is_the_eval_and_its_completion_functions(night):
     wh, _, _ = night
     for path in (LOOKUP_1, GRADED_2):
         facts = EXPECTED[path]
-        [(series, task, model, run_id)] = wh.query(
-            "select series_id, task, model, run_id from marts.eval_runs where set_id = ?", [set_of(path)]
-        )
+        spec = documents(path)[0]["spec"]
+        [run] = wh.dicts("select * from marts.openai_evals_runs where set_id = ?", [set_of(path)])
         fns = ",".join(facts["completion_fns"])
-        assert (task, model, run_id) == (facts["eval_name"], fns, facts["run_id"])
-        assert series == f"openai_evals:{facts['eval_name']}:{fns}"
+        assert (run["task"], run["model"], run["run_id"]) == (facts["eval_name"], fns, facts["run_id"])
+        assert run["series_id"] == f"openai_evals:{facts['eval_name']}:{fns}"
+        assert run["created_at"].strftime("%Y-%m-%d %H:%M:%S.%f") == spec["created_at"]  # UTC
+        assert (run["base_eval"], run["eval_split"], run["eval_class"]) == (
+            spec["base_eval"],
+            spec["split"],
+            spec["run_config"]["eval_spec"]["cls"],
+        )
+        assert (run["seed"], run["command"]) == (spec["run_config"]["seed"], spec["run_config"]["command"])
+        assert json.loads(run["final_report_json"]) == facts["final_report"]
+        assert run["final_report_line"] == facts["final_report_line"] == 2
+
+
+def test_an_error_event_marks_its_samples_items(night):
+    wh, _, _ = night
+    error = json.loads((wh.drops / ERROR_RUN).read_text(encoding="utf-8").splitlines()[-1])
+    rows = wh.dicts("select sample_id, error from marts.openai_evals_item_scores where set_id = ?", [ERROR_RUN])
+    assert {r["sample_id"] for r in rows if r["error"]} == {error["sample_id"]}
+    assert {r["error"] for r in rows if r["error"]} == {error["data"]["message"]}
+    [(n_errored, n_error_events)] = wh.query(
+        "select n_errored, n_error_events from marts.openai_evals_runs where set_id = ?", [ERROR_RUN]
+    )
+    assert (n_errored, n_error_events) == (1, 1)
+    statuses = dict(
+        wh.query("select query_id, status from intermediate.int_history__items where set_id = ?", [ERROR_RUN])
+    )
+    assert statuses[error["sample_id"]] == "error"
 
 
 def test_flips_between_the_two_nights_pair_each_sample(night):
