@@ -1,0 +1,64 @@
+{{ config(materialized='ephemeral') }}
+-- The agent interface (docs/adding-an-agent.md): one row per (OpenAI Evals
+-- run, metric): each scorer's accuracy or mean (openai_evals_set_scores),
+-- the tokens per sample and run_complete (openai_evals_runs) as the marts
+-- hold them (one source of truth), beside the stats model's estimate, n
+-- and standard error.
+with
+
+stats as (
+
+    select * from {{ ref('int_openai_evals__set_stats') }}
+
+),
+
+set_scores as (
+
+    select * from {{ ref('openai_evals_set_scores') }}
+
+),
+
+runs as (
+
+    select * from {{ ref('openai_evals_runs') }}
+
+),
+
+mart_values as (
+
+    select
+        set_id,
+        scorer as metric,
+        min(value) as metric_value
+    from set_scores
+    where
+        (scorer = 'match' and metric = 'accuracy')
+        or (scorer <> 'match' and metric = 'mean')
+    group by set_id, scorer
+
+    union all
+
+    select
+        set_id,
+        'tokens_per_sample' as metric,
+        tokens_per_sample as metric_value
+    from runs
+    where tokens_per_sample is not null
+
+    union all
+
+    select
+        set_id,
+        'run_complete' as metric,
+        case when is_complete then 1.0 else 0.0 end as metric_value
+    from runs
+
+),
+
+final as (
+
+    {{ interface_set_metrics('stats', 'mart_values') }}
+
+)
+
+select * from final

@@ -1,0 +1,108 @@
+{{ config(
+    materialized='incremental',
+    incremental_strategy='append',
+    pre_hook="{{ delete_replaced_sets() }}",
+) }}
+-- depends_on: {{ ref('int_sets__current') }}
+-- One row per (OpenAI Evals run, metric): each scorer's mean over its
+-- items (match: the share of match events recorded correct, evals'
+-- get_accuracy; a metrics key: the mean of its numbers, evals' np.mean,
+-- unscored values left out), and the tokens per sample (its sampling
+-- events' usage summed), with n and the standard error clustered by
+-- sample (a sample's several events are one cluster); macros/history.sql.
+-- Whether the run finished (run_complete: 1 when the file has its final
+-- report) is one value, with no interval.
+with
+
+runs as (
+
+    select * from {{ ref('int_openai_evals__runs_current') }}
+    where {{ is_unbuilt_set(kind='openai_evals_record') }}
+
+),
+
+items as (
+
+    select * from {{ ref('openai_evals_item_scores') }}
+    where {{ is_unbuilt_set(kind='openai_evals_record') }}
+
+),
+
+events as (
+
+    select * from {{ ref('openai_evals_events') }}
+    where
+        event_type = 'sampling'
+        and {{ is_unbuilt_set(kind='openai_evals_record') }}
+
+),
+
+sample_tokens as (
+
+    select
+        set_id,
+        file_sha256,
+        sample_id,
+        sum(coalesce(prompt_tokens, 0) + coalesce(completion_tokens, 0))
+            as n_tokens
+    from events
+    where prompt_tokens is not null or completion_tokens is not null
+    group by set_id, file_sha256, sample_id
+
+),
+
+observations as (
+
+    select
+        set_id,
+        file_sha256,
+        scorer as metric,
+        'all' as group_key,
+        sample_id as cluster_id,
+        value as metric_value
+    from items
+
+    union all
+
+    select
+        set_id,
+        file_sha256,
+        'tokens_per_sample' as metric,
+        'all' as group_key,
+        sample_id as cluster_id,
+        n_tokens as metric_value
+    from sample_tokens
+
+    union all
+
+    -- 1 when the run finished (its final report): a gate can require it
+    select
+        set_id,
+        file_sha256,
+        'run_complete' as metric,
+        'all' as group_key,
+        'set' as cluster_id,
+        case when is_complete then 1.0 else 0.0 end as metric_value
+    from runs
+
+),
+
+{{ cluster_mean_stats('observations') }},
+
+final as (
+
+    select
+        set_id,
+        file_sha256,
+        'openai_evals' as agent,
+        metric,
+        metric_value,
+        n_obs,
+        n_clusters,
+        std_error,
+        {{ scoring_version('openai_evals') }} as scoring_version
+    from metric_stats
+
+)
+
+select * from final

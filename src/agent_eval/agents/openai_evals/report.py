@@ -1,0 +1,6 @@
+"""An OpenAI Evals run's report, reports/openai_evals/<drop_date>/<file stem>.md: the report every
+imported tool's set has (agent_eval.eval_report, over marts.eval_*)."""
+
+from agent_eval.eval_report import TEMPLATE, context
+
+__all__ = ["TEMPLATE", "context"]
