@@ -74,12 +74,21 @@ bench: setup
 # the warehouse). Inspect names logs by time and id: the files change names.
 # Then the promptfoo outputs (tests/fixtures/promptfoo), written by promptfoo
 # 0.118.0 and 0.57.1 from the npm registry (installed in .promptfoo-fixtures/).
+# Then the EvalVault exports (tests/fixtures/evalvault), written by EvalVault
+# 1.88.0 in a virtualenv of its own: it requires Python 3.12, so it is
+# installed without its dependency check and the script runs the modules of
+# its export path (scripts/fixtures/evalvault_runs.py says how).
 FIXTURES_VENV ?= .venv-fixtures
+EVALVAULT_VENV ?= .venv-evalvault-fixtures
 fixtures:
 	$(PYTHON) -m venv $(FIXTURES_VENV)
 	$(FIXTURES_VENV)/bin/pip install --quiet -r scripts/fixtures/requirements-inspect.txt
 	$(FIXTURES_VENV)/bin/python scripts/fixtures/inspect_logs.py
 	$(PYTHON) scripts/fixtures/promptfoo_outputs.py
+	$(PYTHON) -m venv $(EVALVAULT_VENV)
+	$(EVALVAULT_VENV)/bin/pip install --quiet --no-deps --ignore-requires-python evalvault==1.88.0
+	$(EVALVAULT_VENV)/bin/pip install --quiet -r scripts/fixtures/requirements-evalvault.txt
+	$(EVALVAULT_VENV)/bin/python scripts/fixtures/evalvault_runs.py
 
 # The images shown in the README ("Charts", "The morning summary", "Browsing
 # the results"), from the bundled samples.

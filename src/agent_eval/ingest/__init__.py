@@ -29,7 +29,8 @@ The package's imports run one way: ``common`` (errors, hashing, the
 drops folder, the record size limit) <- ``encodings`` and
 ``unicode_form`` (NFC: paths and text as macOS writes them) <- ``csv_load``
 (DuckDB's CSV reader and the checks that it reads a file exactly) <-
-``records`` (the exact parser: CSV / JSONL / JSON records) <- ``landing``
+``records`` (the exact parser: CSV / JSONL / JSON records; ``json_stream``
+reads another tool's large JSON one value at a time) <- ``landing``
 (where parsed rows wait for the loaders) <- ``parse`` (the one parse of a
 version) <- ``manifest`` (step 1) and ``rows`` (step 2); ``kinds`` reads the
 registered agents' drop kinds. This module only names the public parts.

@@ -1,0 +1,150 @@
+{{ config(
+    materialized='incremental',
+    incremental_strategy='append',
+    pre_hook="{{ delete_replaced_sets() }}",
+) }}
+-- depends_on: {{ ref('int_sets__current') }}
+-- One row per (EvalVault export, scorer, metric): the run's pass rate
+-- (scorer overall: test cases that pass every metric over test cases) and
+-- each metric's mean and pass rate (its scores that reach the run's
+-- threshold over its scores), computed here from the items with a 95%
+-- interval (each test case its own cluster), beside the figure EvalVault
+-- reported (tool_reported_value: the Summary sheet's pass rate and the
+-- MetricsSummary sheet's avg_score and pass_rate; the JSON export's
+-- pass_rate and avg_<metric>). agrees_with_tool is false when both are
+-- defined and differ by more than 1e-9 (data test: a verdict on the
+-- night).
+with
+
+runs as (
+
+    select * from {{ ref('int_evalvault__runs_current') }}
+    where {{ is_unbuilt_set(kind='evalvault_run') }}
+
+),
+
+stats as (
+
+    select * from {{ ref('int_evalvault__set_stats') }}
+    where {{ is_unbuilt_set(kind='evalvault_run') }}
+
+),
+
+reported as (
+
+    select * from {{ ref('int_evalvault__reported_scores') }}
+    where {{ is_unbuilt_set(kind='evalvault_run') }}
+
+),
+
+scorers as (
+
+    -- the metrics scored here, and the ones EvalVault reports a figure
+    -- for (one whose every score was rejected shows the figure alone)
+    select
+        set_id,
+        scorer
+    from {{ ref('evalvault_item_scores') }}
+    where
+        scorer <> 'overall'
+        and {{ is_unbuilt_set(kind='evalvault_run') }}
+
+    union
+
+    select
+        set_id,
+        scorer
+    from reported
+    where scorer <> 'overall'
+
+),
+
+metric_rows as (
+
+    select
+        set_id,
+        'overall' as scorer,
+        'pass_rate' as metric,
+        'pass_rate' as stats_metric
+    from runs
+
+    union all
+
+    select
+        set_id,
+        scorer,
+        'mean' as metric,
+        scorer as stats_metric
+    from scorers
+
+    union all
+
+    select
+        set_id,
+        scorer,
+        'pass_rate' as metric,
+        'pass_rate:' || scorer as stats_metric
+    from scorers
+
+),
+
+computed as (
+
+    select
+        metric_rows.set_id,
+        metric_rows.scorer,
+        metric_rows.metric,
+        stats.metric_value as value,
+        stats.n_clusters as n_samples,
+        stats.std_error,
+        {{ t_critical_975('stats.n_clusters - 1') }} as t_critical,
+        reported.tool_reported_value,
+        reported.tool_reported_n
+    from metric_rows
+    left join stats
+        on
+            metric_rows.set_id = stats.set_id
+            and metric_rows.stats_metric = stats.metric
+    left join reported
+        on
+            metric_rows.set_id = reported.set_id
+            and metric_rows.scorer = reported.scorer
+            and metric_rows.metric = reported.metric
+
+),
+
+final as (
+
+    select
+        computed.set_id,
+        computed.scorer,
+        computed.metric,
+        computed.value,
+        cast(computed.n_samples as bigint) as n_samples,
+        computed.std_error,
+        case
+            when computed.std_error is not null
+                then computed.value - computed.t_critical * computed.std_error
+        end as ci_low,
+        case
+            when computed.std_error is not null
+                then computed.value + computed.t_critical * computed.std_error
+        end as ci_high,
+        computed.tool_reported_value,
+        case
+            when computed.value is null or computed.tool_reported_value is null
+                then null
+            else abs(computed.value - computed.tool_reported_value) <= 1e-9
+        end as agrees_with_tool,
+        runs.drop_date,
+        runs.series_id,
+        runs.file_sha256,
+        cast(computed.tool_reported_n as bigint) as tool_reported_n,
+        {{ scoring_version('evalvault') }} as scoring_version
+    from computed
+    inner join runs
+        on computed.set_id = runs.set_id
+
+)
+
+select * from final
