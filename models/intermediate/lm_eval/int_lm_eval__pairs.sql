@@ -52,12 +52,14 @@ current_samples as (
         regexp_extract(current_files.set_id, '^(.*)/[^/]+$', 1) as folder,
         regexp_extract(
             current_files.set_id,
-            '/samples_(.+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(\.\d+)?)\.jsonl$',
+            '/samples_(.+)_'
+            || '(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(\.\d+)?)\.jsonl$',
             2
         ) as run_datetime,
         regexp_extract(
             current_files.set_id,
-            '/samples_(.+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(\.\d+)?)\.jsonl$',
+            '/samples_(.+)_'
+            || '(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(\.\d+)?)\.jsonl$',
             1
         ) as task
     from current_files
@@ -104,8 +106,9 @@ final as (
         on
             coalesce(current_tasks.folder, current_samples.folder)
             = current_runs.folder
-            and coalesce(current_tasks.run_datetime, current_samples.run_datetime)
-            = current_runs.run_datetime
+            and coalesce(
+                current_tasks.run_datetime, current_samples.run_datetime
+            ) = current_runs.run_datetime
 
 )
 

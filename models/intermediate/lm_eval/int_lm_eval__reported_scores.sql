@@ -35,11 +35,13 @@ scorers as (
         entries.set_id,
         entries.entry ->> '$.scorer' as scorer,
         coalesce(
-            entries.aggregations ->> ('$."' || (entries.entry ->> '$.metric') || '"'),
+            entries.aggregations
+            ->> ('$."' || (entries.entry ->> '$.metric') || '"'),
             default_aggregations.aggregation,
             'mean'
         ) as aggregation,
-        {{ json_finite_number("entries.entry -> '$.value'") }} as reported_value,
+        {{ json_finite_number("entries.entry -> '$.value'") }}
+            as reported_value,
         {{ json_finite_number("entries.entry -> '$.stderr'") }}
             as reported_stderr
     from entries

@@ -75,7 +75,9 @@ final as (
         coalesce(
             samples.raw_text,
             case
-                when verdicts.samples_file is not null and not verdicts.is_paired
+                when
+                    verdicts.samples_file is not null
+                    and not verdicts.is_paired
                     then
                         'doc_id ' || samples.doc_id || ', filter '
                         || samples.filter_name

@@ -50,7 +50,7 @@ paired_tasks as (
         pairs.folder,
         pairs.run_datetime,
         pairs.task,
-        tasks.alias,
+        tasks.task_alias,
         tasks.scorers_json,
         tasks.aggregations_json,
         tasks.higher_is_better_json,
@@ -129,7 +129,7 @@ final as (
         paired_tasks.samples_sha256,
         paired_tasks.run_datetime,
         paired_tasks.task,
-        paired_tasks.alias,
+        paired_tasks.task_alias,
         coalesce(
             runs.model_name,
             runs.model_type || coalesce(' ' || runs.model_args, '')

@@ -60,7 +60,7 @@ current_samples as (
         -- per continuation: the model's choice is the likeliest (acc's)
         list_transform(
             json_transform(samples.filtered_resps_json, '["JSON"]'),
-            lambda response: try_cast(response ->> '$[0]' as double)
+            lambda pair: try_cast(pair ->> '$[0]' as double)  -- noqa: RF02
         ) as log_likelihoods
     from samples
     inner join sets
@@ -78,7 +78,9 @@ answered as (
             when output_type in ('multiple_choice', 'loglikelihood')
                 then
                     json_transform(continuations_json, '["VARCHAR"]')[
-                        list_position(log_likelihoods, list_max(log_likelihoods))
+                        list_position(
+                            log_likelihoods, list_max(log_likelihoods)
+                        )
                     ]
             when json_type(filtered_resps_json -> '$[0]') = 'VARCHAR'
                 then filtered_resps_json ->> '$[0]'

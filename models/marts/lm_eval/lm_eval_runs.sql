@@ -76,7 +76,7 @@ final as (
         sets.results_sha256,
         sets.samples_file,
         sets.samples_sha256,
-        sets.alias,
+        sets.task_alias,
         sets.model_type,
         sets.model_args,
         sets.model_name_sanitized,

@@ -39,12 +39,14 @@ final as (
         regexp_extract(source_file, '^(.*)/[^/]+$', 1) as folder,
         regexp_extract(
             source_file,
-            '/samples_(.+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(\.\d+)?)\.jsonl$',
+            '/samples_(.+)_'
+            || '(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(\.\d+)?)\.jsonl$',
             2
         ) as run_datetime,
         regexp_extract(
             source_file,
-            '/samples_(.+)_(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(\.\d+)?)\.jsonl$',
+            '/samples_(.+)_'
+            || '(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(\.\d+)?)\.jsonl$',
             1
         ) as task,
         ---------- the document under one filter

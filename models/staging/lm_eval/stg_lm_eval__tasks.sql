@@ -43,7 +43,7 @@ final as (
         ) as run_datetime,
         rec ->> '$.task' as task,
         ---------- the task
-        rec ->> '$.alias' as alias,
+        rec ->> '$.alias' as task_alias,
         rec -> '$.scorers' as scorers_json,
         rec -> '$.aggregations' as aggregations_json,
         rec -> '$.higher_is_better' as higher_is_better_json,
