@@ -74,12 +74,20 @@ bench: setup
 # the warehouse). Inspect names logs by time and id: the files change names.
 # Then the promptfoo outputs (tests/fixtures/promptfoo), written by promptfoo
 # 0.118.0 and 0.57.1 from the npm registry (installed in .promptfoo-fixtures/).
+# Then the lm-eval outputs (tests/fixtures/lm_eval and the lm_eval sample
+# drops), written by lm-eval 0.4.13's own command line in a virtualenv of
+# their own (no torch needed), offline.
 FIXTURES_VENV ?= .venv-fixtures
+LM_EVAL_VENV ?= .venv-lm-eval
 fixtures:
 	$(PYTHON) -m venv $(FIXTURES_VENV)
 	$(FIXTURES_VENV)/bin/pip install --quiet -r scripts/fixtures/requirements-inspect.txt
 	$(FIXTURES_VENV)/bin/python scripts/fixtures/inspect_logs.py
 	$(PYTHON) scripts/fixtures/promptfoo_outputs.py
+	$(PYTHON) -m venv $(LM_EVAL_VENV)
+	$(LM_EVAL_VENV)/bin/pip install --quiet -r scripts/fixtures/requirements-lm-eval.txt
+	$(LM_EVAL_VENV)/bin/python scripts/fixtures/lm_eval_outputs.py
+	bash scripts/regenerate_sample_drops.sh
 
 # The images shown in the README ("Charts", "The morning summary", "Browsing
 # the results"), from the bundled samples.
