@@ -51,6 +51,13 @@ KINDS = (
     ),
 )
 
-# the panels of its trend chart (history_metrics names; each task's scorers
-# are the data's: the trend chart draws the ones a set has)
-TREND_METRICS = ("tokens_per_sample",)
+# the panels of its trend chart: lm-eval's most common scorers (history
+# metric = scorer, "<metric>,<filter>"); the chart draws those a set's
+# series has (lm-eval records no tokens or cost)
+TREND_METRICS = (
+    "acc,none",
+    "acc_norm,none",
+    "exact_match,none",
+    "exact_match,strict-match",
+    "exact_match,flexible-extract",
+)
