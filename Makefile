@@ -78,8 +78,12 @@ bench: setup
 # 1.88.0 in a virtualenv of its own: it requires Python 3.12, so it is
 # installed without its dependency check and the script runs the modules of
 # its export path (scripts/fixtures/evalvault_runs.py says how).
+# Then the lm-eval outputs (tests/fixtures/lm_eval and the lm_eval sample
+# drops), written by lm-eval 0.4.13's own command line in a virtualenv of
+# their own (no torch needed), offline.
 FIXTURES_VENV ?= .venv-fixtures
 EVALVAULT_VENV ?= .venv-evalvault-fixtures
+LM_EVAL_VENV ?= .venv-lm-eval
 fixtures:
 	$(PYTHON) -m venv $(FIXTURES_VENV)
 	$(FIXTURES_VENV)/bin/pip install --quiet -r scripts/fixtures/requirements-inspect.txt
@@ -89,6 +93,10 @@ fixtures:
 	$(EVALVAULT_VENV)/bin/pip install --quiet --no-deps --ignore-requires-python evalvault==1.88.0
 	$(EVALVAULT_VENV)/bin/pip install --quiet -r scripts/fixtures/requirements-evalvault.txt
 	$(EVALVAULT_VENV)/bin/python scripts/fixtures/evalvault_runs.py
+	$(PYTHON) -m venv $(LM_EVAL_VENV)
+	$(LM_EVAL_VENV)/bin/pip install --quiet -r scripts/fixtures/requirements-lm-eval.txt
+	$(LM_EVAL_VENV)/bin/python scripts/fixtures/lm_eval_outputs.py
+	bash scripts/regenerate_sample_drops.sh
 
 # The images shown in the README ("Charts", "The morning summary", "Browsing
 # the results"), from the bundled samples.

@@ -1,0 +1,30 @@
+{% macro lm_eval_in_unbuilt_sets(part, file_column='source_file', sha_column='file_sha256') -%}
+    {#- A literal filter on the rows of one of the two files of each
+        lm-eval set this model has not built yet (`part`: 'results' or
+        'samples'): an lm-eval set (int_lm_eval__task_sets) is a results
+        file's task and the samples file beside it, its version both files'
+        (set_version), so the staging rows of a file are found by the
+        file's own path and sha256. Like is_unbuilt_set: true on a first
+        build or --full-refresh, false when nothing is new. -#}
+    {%- set sets = unbuilt_sets(
+        sets_model='int_lm_eval__task_sets',
+        version_column='set_version',
+        built_version_column='file_sha256'
+    ) -%}
+    {%- if sets is none or sets | length == 0 or not execute -%}
+        {{ in_sets(sets, file_column, sha_column) }}
+    {%- else -%}
+        {%- set query -%}
+            select distinct {{ part }}_file, {{ part }}_sha256
+            from {{ ref('int_lm_eval__task_sets') }}
+            where set_id || ':' || set_version in (
+                {%- for version in sets -%}
+                    '{{ (version[0] ~ ':' ~ version[1]) | replace("'", "''") }}'
+                    {{- ', ' if not loop.last }}
+                {%- endfor -%}
+            )
+            order by 1, 2
+        {%- endset -%}
+        {{ in_sets(run_query(query).rows | list, file_column, sha_column) }}
+    {%- endif -%}
+{%- endmacro %}

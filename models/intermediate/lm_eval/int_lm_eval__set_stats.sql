@@ -1,0 +1,57 @@
+{{ config(
+    materialized='incremental',
+    incremental_strategy='append',
+    pre_hook="{{ delete_replaced_sets('int_lm_eval__task_sets', 'set_version', 'file_sha256') }}",
+) }}
+-- depends_on: {{ ref('int_lm_eval__task_sets') }}
+-- One row per (lm-eval set, scorer aggregated by mean): the mean over the
+-- documents of the scorer's value (lm-eval's `mean`), with n and the
+-- standard error clustered by document: each document its own cluster, so
+-- it is lm-eval's `mean_stderr`, the sample standard deviation (ddof 1)
+-- over sqrt(n) (macros/history.sql). A corpus metric (bleu, perplexity,
+-- ...) has no row: lm-eval does not aggregate it by a mean.
+with
+
+items as (
+
+    select * from {{ ref('lm_eval_item_scores') }}
+    where {{ is_unbuilt_set(
+        sets_model='int_lm_eval__task_sets',
+        version_column='set_version', built_version_column='file_sha256'
+    ) }}
+
+),
+
+observations as (
+
+    select
+        set_id,
+        file_sha256,
+        scorer as metric,
+        'all' as group_key,
+        sample_id as cluster_id,
+        value as metric_value
+    from items
+    where aggregation = 'mean'
+
+),
+
+{{ cluster_mean_stats('observations') }},
+
+final as (
+
+    select
+        set_id,
+        file_sha256,
+        'lm_eval' as agent,
+        metric,
+        metric_value,
+        n_obs,
+        n_clusters,
+        std_error,
+        {{ scoring_version('lm_eval') }} as scoring_version
+    from metric_stats
+
+)
+
+select * from final
