@@ -10,7 +10,7 @@
 -- result without (an aggregate-only file, a result no line links to), the
 -- figure the file reports, its samples as n and no error of the
 -- warehouse's (value_source `reported`); and the tokens per sample record
--- the records that report their usage.
+-- over the records that report their usage.
 with
 
 items as (

@@ -55,6 +55,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 KNOWN_VERSIONS = ("0.3.0",)
+SCHEMA_FOLDER = "schemas/every_eval_ever"
 AGGREGATE_SCHEMA = "eval.schema.json"
 INSTANCE_SCHEMA = "instance_level_eval.schema.json"
 CHUNK = 1 << 20
@@ -73,7 +74,8 @@ def _no_constant(token: str) -> float:
 
 @cache
 def _validator(name: str) -> jsonschema.Draft7Validator:
-    schema = json.loads(resources.files("agent_eval").joinpath("schemas", "every_eval_ever", name).read_text("utf-8"))
+    # the package's copy, which the export checks its documents against too
+    schema = json.loads(resources.files("agent_eval").joinpath(SCHEMA_FOLDER, name).read_text("utf-8"))
     return jsonschema.Draft7Validator(schema)
 
 
