@@ -37,50 +37,76 @@ results as (
 
 ),
 
+numbered as (
+
+    -- an epoch written as a label (this warehouse's export writes its
+    -- agents' rounds, `2/1`): numbered in order, part by part
+    select
+        *,
+        case
+            when epoch is not null then epoch
+            when epoch_label is null then 1
+            else
+                cast(dense_rank() over (
+                    partition by
+                        source_file,
+                        file_sha256,
+                        epoch is null and epoch_label is not null
+                    order by
+                        try_cast(split_part(epoch_label, '/', 1) as integer),
+                        try_cast(split_part(epoch_label, '/', 2) as integer),
+                        epoch_label
+                ) as integer)
+        end as epoch_number
+    from instances
+
+),
+
 final as (
 
     select
         aggregates.set_id,
         aggregates.file_sha256,
         aggregates.drop_date,
-        cast(instances.line_number as bigint) as line_number,
-        instances.sample_id,
-        instances.epoch,
-        instances.scorer,
+        cast(numbered.line_number as bigint) as line_number,
+        numbered.sample_id,
+        numbered.epoch_number as epoch,
+        numbered.epoch_label,
+        numbered.scorer,
         results.metric,
-        instances.result_index,
-        instances.evaluation_name,
-        instances.evaluation_result_id,
-        instances.sample_hash,
-        instances.interaction_type,
-        instances.input,
-        instances.target,
-        coalesce(instances.answer, instances.output) as answer,
-        instances.output as completion,
-        cast(instances.score_json as varchar) as value_raw,
-        instances.score as value,
-        instances.is_correct as is_pass,
+        numbered.result_index,
+        numbered.evaluation_name,
+        numbered.evaluation_result_id,
+        numbered.sample_hash,
+        numbered.interaction_type,
+        numbered.input,
+        numbered.target,
+        coalesce(numbered.answer, numbered.output) as answer,
+        numbered.output as completion,
+        cast(numbered.score_json as varchar) as value_raw,
+        numbered.score as value,
+        numbered.is_correct as is_pass,
         cast(null as varchar) as explanation,
-        instances.error,
-        instances.latency_ms / 1000.0 as latency_sec,
-        instances.num_turns,
-        instances.tool_calls_count,
-        instances.input_tokens,
-        instances.output_tokens,
-        instances.total_tokens,
+        numbered.error,
+        numbered.latency_ms / 1000.0 as latency_sec,
+        numbered.num_turns,
+        numbered.tool_calls_count,
+        numbered.input_tokens,
+        numbered.output_tokens,
+        numbered.total_tokens,
         -- the format records no cost
         cast(null as double) as total_cost,
-        cast(instances.metadata_json as varchar) as metadata_json,
+        cast(numbered.metadata_json as varchar) as metadata_json,
         {{ scoring_version('every_eval_ever') }} as scoring_version
-    from instances
+    from numbered
     inner join aggregates
         on
-            instances.source_file = aggregates.set_id
-            and instances.file_sha256 = aggregates.file_sha256
+            numbered.source_file = aggregates.set_id
+            and numbered.file_sha256 = aggregates.file_sha256
     left join results
         on
             aggregates.set_id = results.set_id
-            and instances.result_index = results.result_index
+            and numbered.result_index = results.result_index
 
 )
 

@@ -36,6 +36,7 @@ final as (
         raw_text,
         ---------- the sample and the result it scores
         rec ->> '$.sample_id' as sample_id,
+        rec ->> '$.epoch_label' as epoch_label,
         try_cast(rec ->> '$.epoch' as integer) as epoch,
         rec ->> '$.scorer' as scorer,
         try_cast(rec ->> '$.result_index' as integer) as result_index,

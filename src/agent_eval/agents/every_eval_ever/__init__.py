@@ -19,6 +19,7 @@ from agent_eval.drop_kinds import DATE_DIR, DropKind
 # the instance file of <uuid>.json, beside it, as EvalEval's converters
 # and datastore name it
 INSTANCE_SUFFIX = "_samples.jsonl"
+UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 
 
 def read_aggregate(path: Path) -> tuple[dict[str, Any], Any]:
@@ -36,10 +37,11 @@ def instance_file(path: Path) -> tuple[Path, ...]:
 KINDS = (
     DropKind(
         name="every_eval_ever_aggregate",
-        # as EvalEval's converters and datastore lay them out
+        # as EvalEval's converters and datastore name and lay them out
         # (data/<benchmark>/<developer>/<model>/<uuid>.json), in any folder
-        # below every_eval_ever/
-        pattern=re.compile(DATE_DIR + r"/every_eval_ever/(?:[^/]+/)*[^/]+\.json"),
+        # below every_eval_ever/; by the UUID name only, since a benchmark
+        # folder may itself end in .json (a set named by its file)
+        pattern=re.compile(DATE_DIR + r"/every_eval_ever/(?:[^/]+/)*" + UUID + r"\.json"),
         fmt="log",
         reader=read_aggregate,
         companions=instance_file,

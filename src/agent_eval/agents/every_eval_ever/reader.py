@@ -333,15 +333,21 @@ def _link(line: dict[str, Any], results: list[dict[str, Any]]) -> dict[str, Any]
     return None
 
 
-def _epoch(metadata: Any) -> int:
-    """The epoch an instance belongs to: metadata.epoch (Inspect's
-    converter writes it), else 1."""
-    text = metadata.get("epoch") if isinstance(metadata, dict) else None
+def _epoch(metadata: Any) -> tuple[str | None, int | None]:
+    """Which repeat of its sample a line is: metadata.epoch (Inspect's
+    converter writes it), else metadata.round (this warehouse's export of
+    its own agents' items); as written, and as a number when it is one
+    (the item mart numbers other labels in order)."""
+    label = None
+    if isinstance(metadata, dict):
+        label = metadata.get("epoch") or metadata.get("round")
+    if label is None:
+        return None, 1
     try:
-        epoch = int(str(text))
+        number = int(label)
     except ValueError:
-        return 1
-    return epoch if epoch >= 1 else 1
+        return label, None
+    return label, number if number >= 1 else None
 
 
 def _output_text(line: dict[str, Any]) -> str | None:
@@ -365,14 +371,17 @@ def _answer(line: dict[str, Any]) -> str | None:
     return chosen[0].get("extracted_value") if chosen else None
 
 
-def _instance_values(line: dict[str, Any], result: dict[str, Any] | None, epoch: int) -> dict[str, Any]:
+def _instance_values(
+    line: dict[str, Any], result: dict[str, Any] | None, epoch: tuple[str | None, int | None]
+) -> dict[str, Any]:
     evaluation = line["evaluation"]
     usage = line.get("token_usage") or {}
     performance = line.get("performance") or {}
     references = line["input"].get("reference") or []
     return {
         "sample_id": line["sample_id"],
-        "epoch": epoch,
+        "epoch_label": epoch[0],
+        "epoch": epoch[1],
         "scorer": result["scorer"] if result else (line.get("evaluation_result_id") or line["evaluation_name"]),
         "result_index": result["index"] if result else None,
         "evaluation_name": line["evaluation_name"],
@@ -403,7 +412,7 @@ def _instance_record(
     text: str,
     document: dict[str, Any],
     results: list[dict[str, Any]],
-    seen: dict[tuple[str, str, int], int],
+    seen: dict[tuple[str, str, str], int],
 ) -> Record:
     where = f"line {number}"
 
@@ -448,10 +457,10 @@ def _instance_record(
         return rejected(f"unknown_result: {where}: {result}")
     epoch = _epoch(line.get("metadata"))
     values = _instance_values(line, result, epoch)
-    key = (values["scorer"], line["sample_id"], epoch)
+    key = (values["scorer"], line["sample_id"], epoch[0] or "1")
     if key in seen:
         return rejected(
-            f"duplicate_instance: {where} repeats sample {line['sample_id']!r} epoch {epoch} "
+            f"duplicate_instance: {where} repeats sample {line['sample_id']!r} epoch {epoch[0] or 1} "
             f"of scorer {values['scorer']!r} (line {seen[key]})"
         )
     seen[key] = number
@@ -461,7 +470,7 @@ def _instance_record(
 def _instance_records(
     instances: Path, document: dict[str, Any], results: list[dict[str, Any]], header: dict[str, Any]
 ) -> Iterator[Record]:
-    seen: dict[tuple[str, str, int], int] = {}
+    seen: dict[tuple[str, str, str], int] = {}
     n_rows = 0
     with instances.open("r", encoding="utf-8-sig", errors="strict", newline="") as handle:
         try:
