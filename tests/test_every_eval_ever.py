@@ -505,8 +505,9 @@ def test_the_round_trip_imports_the_exported_figures(round_trip):
     agents = {r["agent"] for r in published(first, "select distinct agent from marts.history_set_metrics")}
     assert "every_eval_ever" in agents and len(agents) >= 6  # every agent's sets went out
     assert second.query("select count(*) from ops.rejected_files where is_latest") == [(0,)]
-    n_checked = n_computed = 0
+    n_checked = n_computed = n_repeats = 0
     for path, (set_id, document, lines) in exported.items():
+        repeats_before = n_repeats
         history = {
             r["metric"]: r["metric_value"]
             for r in published(
@@ -523,7 +524,17 @@ def test_the_round_trip_imports_the_exported_figures(round_trip):
             # the tool's figure on import is the first warehouse's own
             assert row["tool_reported_value"] == history[result["evaluation_result_id"]]
             n_checked += 1
-            linked = [line for line in lines if line.get("evaluation_result_id") == result["evaluation_result_id"]]
+            linked, seen = [], set()
+            for line in lines:
+                if line.get("evaluation_result_id") != result["evaluation_result_id"]:
+                    continue
+                metadata = line.get("metadata") or {}
+                key = (line["sample_id"], metadata.get("epoch") or metadata.get("round") or "1")
+                if key in seen:  # a repeated instance id: a rejected line (the resume agent's duplicates)
+                    n_repeats += 1
+                    continue
+                seen.add(key)
+                linked.append(line)
             if linked:
                 scores = [line["evaluation"]["score"] for line in linked]
                 assert row["value"] == pytest.approx(sum(scores) / len(scores), abs=1e-9)
@@ -531,8 +542,11 @@ def test_the_round_trip_imports_the_exported_figures(round_trip):
             else:
                 assert row["value"] is None
         [run] = second.dicts("select * from marts.every_eval_ever_runs where set_id = ?", [path])
-        assert run["model"] == document["model_info"]["id"] and run["n_instance_lines"] == len(lines)
+        assert run["model"] == document["model_info"]["id"]
+        assert run["n_instance_lines"] + (n_repeats - repeats_before) == len(lines)
     assert n_checked > 50 and n_computed > 5
+    rejected = second.query("select reason, count(*) from ops.rejected_rows where is_current group by reason")
+    assert rejected == [("duplicate_instance", n_repeats)] and n_repeats > 0
 
 
 def test_the_round_trip_keeps_series_and_flips(round_trip):
