@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 DBT := $(BIN)/dbt
 export DBT_PROFILES_DIR := $(CURDIR)
 
-.PHONY: setup lock browser demo serve test test-fast lint build docs bench readme-chart clean fixtures
+.PHONY: setup lock browser demo serve test test-fast lint build docs bench readme-chart clean fixtures fixtures-every-eval-ever
 
 # Installs exactly the versions in constraints.txt (the lock, written by
 # `make lock`), so a new release of any dependency cannot change a fresh
@@ -97,6 +97,18 @@ fixtures:
 	$(LM_EVAL_VENV)/bin/pip install --quiet -r scripts/fixtures/requirements-lm-eval.txt
 	$(LM_EVAL_VENV)/bin/python scripts/fixtures/lm_eval_outputs.py
 	bash scripts/regenerate_sample_drops.sh
+
+# The Every Eval Ever files of the tests (tests/fixtures/every_eval_ever),
+# written again by EvalEval's own converters from its repository's test
+# inputs: EEE_SOURCE is a checkout of evaleval/every_eval_ever at the commit
+# the fixtures' README names (its package wants Python 3.12 and runs on 3.11).
+EEE_VENV ?= .venv-eee
+fixtures-every-eval-ever:
+	test -n "$(EEE_SOURCE)" || (echo "set EEE_SOURCE to a checkout of evaleval/every_eval_ever" >&2; exit 2)
+	$(PYTHON) -m venv $(EEE_VENV)
+	$(EEE_VENV)/bin/pip install --quiet --no-deps --ignore-requires-python $(EEE_SOURCE)
+	$(EEE_VENV)/bin/pip install --quiet -r scripts/fixtures/requirements-every-eval-ever.txt
+	$(EEE_VENV)/bin/python scripts/fixtures/every_eval_ever_files.py --source $(EEE_SOURCE)
 
 # The images shown in the README ("Charts", "The morning summary", "Browsing
 # the results"), from the bundled samples.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 # the drop date folder at the start of every kind's pattern
@@ -37,6 +38,13 @@ class DropKind:
     file itself (it may stream a large file); it raises
     ``agent_eval.ingest.common.RejectedFile`` for a file that cannot be used
     as a whole.
+
+    ``companions(path)`` (``log`` kinds) names the files its reader reads
+    with the file (an aggregate's instance file beside it), from the path
+    alone (it is called for every file every night): their bytes are part
+    of the file's version (sha256, size, modification time), so a companion
+    delivered or replaced later makes the file a new version, read again;
+    the companions themselves are recorded as ``ignored``, read with it.
     """
 
     name: str
@@ -47,6 +55,7 @@ class DropKind:
     validate_document: Callable[[Any], str | None] | None = None
     dedupe_by_content: bool = True
     reader: Callable[[Any], tuple[dict[str, Any] | None, Any]] | None = None
+    companions: Callable[[Path], tuple[Path, ...]] | None = None
 
     @property
     def has_header(self) -> bool:

@@ -74,6 +74,9 @@ import jsonschema
 
 from agent_eval import agents, db
 
+# the vendored schemas, in the package (the importer of Every Eval Ever
+# files, agent_eval.agents.every_eval_ever, reads the same two)
+SCHEMA_FOLDER = "schemas/every_eval_ever"
 AGGREGATE_SCHEMA = "eval.schema.json"
 INSTANCE_SCHEMA = "instance_level_eval.schema.json"
 SOURCE_NAME = "agent-eval warehouse"
@@ -211,7 +214,7 @@ class Instances:
 
 @cache
 def load_schema(name: str) -> dict[str, Any]:
-    text = resources.files("agent_eval").joinpath("schemas", "every_eval_ever", name).read_text(encoding="utf-8")
+    text = resources.files("agent_eval").joinpath(SCHEMA_FOLDER, name).read_text(encoding="utf-8")
     return json.loads(text)
 
 

@@ -263,6 +263,7 @@ def _observations(
         )
 
     entries = list_drop_entries(root)
+    companion_of = _companion_owners(root, entries)
     for found in entries:
         relative, path = found.relative, found.path
         if found.problem is not None:
@@ -275,15 +276,15 @@ def _observations(
             not_read(relative, path, "rejected", FUTURE.format(folder=folder))
             continue
         latest = latest_by_path.get(relative)
+        kind = match_kind(relative)
+        companions = kind.companions(path) if kind is not None and kind.companions is not None else ()
         try:
-            modified_at = file_modified_at(path)
-            size_now = path.stat().st_size
+            modified_at, size_now = _stat_with(path, companions)
         except OSError as err:
             not_read(relative, path, "rejected", f"cannot be read: {err.strerror or err}")
             continue
         if latest is not None and latest.modified_at == modified_at and latest.size_bytes == size_now:
             continue  # same size and time as last observed: not read again
-        kind = match_kind(relative)
         scan: csv_load.FileScan | None = None
         speculation: csv_load.Speculation | None = None
         data = b""
@@ -298,7 +299,7 @@ def _observations(
                 scan = csv_load.scan_file(path)
                 sha, size = scan.sha256, scan.counts.size
             elif kind is not None and kind.fmt == "log":
-                sha, size = sha256_of_file(path), size_now  # its reader streams it
+                sha, size = _sha256_with(path, companions), size_now  # its reader streams it
             else:
                 data = path.read_bytes()
                 sha, size = sha256_of(data), len(data)
@@ -327,6 +328,9 @@ def _observations(
                 f"file name looks like a {misnamed.name} drop but differs in letter case: "
                 f"rename it to match {misnamed.pattern.pattern.replace(DATE_DIR, '<YYYY-MM-DD>')}"
             )
+        elif kind is None and relative in companion_of:
+            row["status"] = "ignored"
+            row["reject_reason"] = f"read with {companion_of[relative]} (its companion file: part of its version)"
         elif kind is None:
             row["status"] = "ignored"
             row["reject_reason"] = "file name matches no input kind"
@@ -376,6 +380,43 @@ def _observations(
                 | {"status": "removed", "reject_reason": REMOVED}
             )
     return rows
+
+
+def _companion_owners(root: Path, entries: Sequence[DropEntry]) -> dict[str, str]:
+    """The companion files of the drop files whose kind names some
+    (``DropKind.companions``), each mapped to the file it is read with."""
+    owners: dict[str, str] = {}
+    for found in entries:
+        kind = match_kind(found.relative) if found.problem is None else None
+        if kind is None or kind.companions is None:
+            continue
+        for companion in kind.companions(found.path):
+            if companion.is_relative_to(root):
+                owners.setdefault(nfc(companion.relative_to(root).as_posix()), found.relative)
+    return owners
+
+
+def _stat_with(path: Path, companions: Sequence[Path]) -> tuple[datetime, int]:
+    """A file's modification time and size; with companions, the latest
+    time and the total size of the file and the companions there are."""
+    modified_at, size = file_modified_at(path), path.stat().st_size
+    for companion in companions:
+        if companion.is_file():
+            modified_at = max(modified_at, file_modified_at(companion))
+            size += companion.stat().st_size
+    return modified_at, size
+
+
+def _sha256_with(path: Path, companions: Sequence[Path]) -> str:
+    """A file's sha256; with companions, the sha256 of its own and each
+    companion's (or that it is missing), so the version changes with any."""
+    sha = sha256_of_file(path)
+    if not companions:
+        return sha
+    parts = [sha]
+    for companion in companions:
+        parts.append(f"{companion.name}:{sha256_of_file(companion) if companion.is_file() else 'missing'}")
+    return sha256_of("\n".join(parts).encode())
 
 
 def manifest_table(rows: list[dict[str, Any]]) -> pa.Table:

@@ -1,0 +1,114 @@
+{{ config(
+    materialized='incremental',
+    incremental_strategy='append',
+    pre_hook="{{ delete_replaced_sets() }}",
+) }}
+-- depends_on: {{ ref('int_sets__current') }}
+-- One row per evaluation result of an Every Eval Ever aggregate (scorer,
+-- metric): the mean of its instance lines' scores computed here, with n,
+-- the standard error clustered by sample and its 95% interval, beside the
+-- figures the file reports (tool_reported_value: score_details.score; its
+-- standard error and interval when given). A result no instance line
+-- scores keeps its reported figure and a null value. agrees_with_tool is
+-- false when both are defined and differ by more than 1e-9 (data test: a
+-- verdict on the night).
+with
+
+aggregates as (
+
+    select * from {{ ref('int_every_eval_ever__aggregates_current') }}
+    where {{ is_unbuilt_set(kind='every_eval_ever_aggregate') }}
+
+),
+
+results as (
+
+    select * from {{ ref('int_every_eval_ever__results') }}
+    where {{ is_unbuilt_set(kind='every_eval_ever_aggregate') }}
+
+),
+
+stats as (
+
+    select * from {{ ref('int_every_eval_ever__set_stats') }}
+    where
+        value_source = 'instances'
+        and {{ is_unbuilt_set(kind='every_eval_ever_aggregate') }}
+
+),
+
+computed as (
+
+    select
+        results.*,
+        stats.metric_value as value,
+        stats.n_clusters as n_samples,
+        stats.n_obs as n_instances,
+        stats.std_error,
+        {{ t_critical_975('stats.n_clusters - 1') }} as t_critical
+    from results
+    left join stats
+        on
+            results.set_id = stats.set_id
+            and results.history_metric = stats.metric
+
+),
+
+final as (
+
+    select
+        computed.set_id,
+        computed.scorer,
+        computed.metric,
+        computed.value,
+        cast(computed.n_samples as bigint) as n_samples,
+        computed.std_error,
+        case
+            when computed.std_error is not null
+                then computed.value - computed.t_critical * computed.std_error
+        end as ci_low,
+        case
+            when computed.std_error is not null
+                then computed.value + computed.t_critical * computed.std_error
+        end as ci_high,
+        computed.tool_reported_value,
+        case
+            when computed.value is null or computed.tool_reported_value is null
+                then null
+            else abs(computed.value - computed.tool_reported_value) <= 1e-9
+        end as agrees_with_tool,
+        aggregates.drop_date,
+        aggregates.series_id,
+        aggregates.file_sha256,
+        {{ scoring_version('every_eval_ever') }} as scoring_version,
+        ---------- the result as the file describes it
+        computed.result_index,
+        computed.history_metric,
+        computed.evaluation_name,
+        computed.evaluation_result_id,
+        computed.dataset_name,
+        computed.metric_id,
+        computed.metric_kind,
+        computed.metric_unit,
+        computed.evaluation_description,
+        computed.lower_is_better,
+        computed.score_type,
+        computed.min_score,
+        computed.max_score,
+        cast(computed.n_instances as bigint) as n_instances,
+        ---------- the file's uncertainty figures
+        computed.tool_std_error,
+        computed.tool_std_error_method,
+        computed.tool_ci_low,
+        computed.tool_ci_high,
+        computed.tool_confidence_level,
+        computed.tool_ci_method,
+        computed.tool_std_dev,
+        computed.tool_num_samples
+    from computed
+    inner join aggregates
+        on computed.set_id = aggregates.set_id
+
+)
+
+select * from final
