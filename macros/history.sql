@@ -328,3 +328,52 @@
         * ({{ h_group }} - floor({{ h_group }}))
     )
 {%- endmacro %}
+
+
+{% macro interval_bound(side, value, std_error, t_critical, n_obs, scale_min, scale_max, is_proportion) -%}
+    {#- One end (`side` 'low' or 'high') of the 95% interval of a set
+        metric, reported within its scale (seed history_metrics):
+        - a proportion (is_proportion): Wilson's score interval with the
+          clustered effective sample size n = 1 + p (1 - p) / se^2 (capped
+          at n_obs; with each item its own cluster it is n_obs, and the
+          interval is Wilson's for a binomial count), n_obs when p is 0 or
+          1 (se 0): it never leaves [0, 1] and is not degenerate at 0 or 1;
+        - anything else: the cluster-robust t interval value +- t se,
+          intersected with [scale_min, scale_max] (an interval cut at the
+          scale's end keeps its coverage: the true value lies within the
+          scale).
+        Null without a standard error (one cluster). -#}
+    {%- set z = 1.959963984540054 -%}
+    {%- set n_eff -%}
+        least(
+            {{ n_obs }},
+            case
+                when {{ std_error }} > 0 and {{ value }} > 0 and {{ value }} < 1
+                    then 1 + {{ value }} * (1 - {{ value }}) / ({{ std_error }} ^ 2)
+                else {{ n_obs }}
+            end
+        )
+    {%- endset -%}
+    {%- set sign = '-' if side == 'low' else '+' -%}
+    case
+        when {{ std_error }} is null then null
+        when {{ is_proportion }}
+            then round(
+                (
+                    {{ value }} + {{ z }} ^ 2 / (2 * {{ n_eff }})
+                    {{ sign }} {{ z }} * sqrt(
+                        {{ value }} * (1 - {{ value }}) / {{ n_eff }}
+                        + {{ z }} ^ 2 / (4 * {{ n_eff }} ^ 2)
+                    )
+                ) / (1 + {{ z }} ^ 2 / {{ n_eff }}),
+                12
+            )
+        else {% if side == 'low' %}greatest{% else %}least{% endif %}(
+            {{ value }} {{ sign }} {{ t_critical }} * {{ std_error }},
+            coalesce(
+                {{ scale_min if side == 'low' else scale_max }},
+                {{ value }} {{ sign }} {{ t_critical }} * {{ std_error }}
+            )
+        )
+    end
+{%- endmacro %}

@@ -10,11 +10,16 @@ t(36) = 2.028): these intervals were 0.35% too narrow and this test failed.
 
 from __future__ import annotations
 
+import csv
+import math
 from typing import Any
 
 import duckdb
 import pytest
 from scipy import special, stats
+
+from agent_eval.viewer import create_app
+from conftest import PROJECT_DIR
 
 REL = 1e-6
 
@@ -32,9 +37,11 @@ def t975(df: int) -> float:
 
 
 def test_set_metric_intervals_use_the_exact_t_quantile(published):
+    # the intervals the ends of their scale do not cut (those: below)
     rows = published.execute(
         "select set_id, metric, metric_value, n_clusters, std_error, ci_low, ci_high from marts.history_set_metrics "
-        "where ci_method = 'cluster_robust_t' and n_clusters >= 2 and std_error > 0"
+        "where ci_method = 'cluster_robust_t' and n_clusters >= 2 and std_error > 0 "
+        "and (scale_min is null or ci_low > scale_min) and (scale_max is null or ci_high < scale_max)"
     ).fetchall()
     dfs = {r[3] - 1 for r in rows}
     assert any(30 < df < 120 for df in dfs), dfs  # where the stepped table was wrong
@@ -42,6 +49,92 @@ def test_set_metric_intervals_use_the_exact_t_quantile(published):
         half = t975(n_clusters - 1) * se
         assert high - value == pytest.approx(half, rel=REL), (set_id, metric)
         assert value - low == pytest.approx(half, rel=REL), (set_id, metric)
+
+
+def seed_scales() -> dict[tuple[str, str], tuple[float | None, float | None, bool]]:
+    """(agent, metric) -> (scale min, scale max, is a proportion), as seed
+    history_metrics declares them (a metric named by its data: the agent's
+    '*' row)."""
+    found = {}
+    with (PROJECT_DIR / "seeds" / "history" / "history_metrics.csv").open(encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            bound = [float(row[k]) if row[k] else None for k in ("scale_min", "scale_max")]
+            found[(row["agent"], row["metric"])] = (*bound, row["is_proportion"] == "true")
+    return found
+
+
+def scale_of(scales: dict, agent: str, metric: str) -> tuple[float | None, float | None, bool]:
+    return scales.get((agent, metric)) or scales[(agent, "*")]
+
+
+def wilson(p: float, n: float) -> tuple[float, float]:
+    """Wilson's score interval at 95% for a share p of n (n may be an
+    effective, non-integer size)."""
+    z = float(stats.norm.ppf(0.975))
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return centre - half, centre + half
+
+
+def test_every_set_metric_interval_lies_within_its_scale(published):
+    """Each interval is reported within the range seed history_metrics
+    declares: the t interval cut at the scale's ends, a proportion's
+    Wilson interval with the clustered effective sample size. Before, a
+    0-5 score reported 95% [1.465, 7.202]."""
+    scales = seed_scales()
+    rows = published.execute(
+        "select agent, set_id, metric, metric_value, n_obs, n_clusters, std_error, ci_low, ci_high, ci_method "
+        "from marts.history_set_metrics where std_error is not null"
+    ).fetchall()
+    cut = proportions = 0
+    for agent, set_id, metric, value, n_obs, n_clusters, se, low, high, method in rows:
+        lo, hi, is_proportion = scale_of(scales, agent, metric)
+        assert (lo is None or low >= lo - 1e-12) and (hi is None or high <= hi + 1e-12), (set_id, metric, low, high)
+        if is_proportion:
+            assert method == "wilson", (set_id, metric)
+            n = n_obs if se == 0 or value in (0, 1) else min(n_obs, 1 + value * (1 - value) / se**2)
+            expected = wilson(value, n)
+            proportions += 1
+        else:
+            assert method == "cluster_robust_t", (set_id, metric)
+            half = t975(n_clusters - 1) * se
+            expected = (
+                value - half if lo is None else max(value - half, lo),
+                value + half if hi is None else min(value + half, hi),
+            )
+            cut += expected != (value - half, value + half)
+        assert (low, high) == pytest.approx(expected, rel=REL, abs=1e-12), (set_id, metric)
+    assert cut and proportions  # the sample has intervals the scale cuts, and proportions
+
+
+def test_a_share_of_independent_items_has_wilsons_binomial_interval(published):
+    """Where every item is its own cluster, the effective size is the item
+    count and the interval is scipy's Wilson interval for the binomial
+    count."""
+    rows = published.execute(
+        "select set_id, metric, metric_value, n_obs, ci_low, ci_high from marts.history_set_metrics "
+        "where ci_method = 'wilson' and n_obs = n_clusters and n_obs > 1"
+    ).fetchall()
+    assert rows
+    for set_id, metric, value, n, low, high in rows:
+        k = round(value * n)
+        assert k == pytest.approx(value * n, abs=1e-9)
+        interval = stats.binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+        assert (low, high) == pytest.approx((interval.low, interval.high), rel=REL, abs=1e-12), (set_id, metric)
+
+
+def test_few_clusters_are_flagged_and_the_pages_say_so(published, module_built):
+    rows = published.execute("select n_clusters, is_few_clusters from marts.history_set_metrics").fetchall()
+    assert all(few == (n is None or n < 5) for n, few in rows)
+    assert any(few for _, few in rows) and not all(few for _, few in rows)
+    wh, _ = module_built("samples")
+    [(set_id,)] = published.execute(
+        "select set_id from marts.history_set_metrics where is_few_clusters and n_clusters > 1 and is_latest "
+        "and agent = 'recruit_agent' limit 1"
+    ).fetchall()
+    page = create_app(wh.paths.published_db).test_client().get("/set", query_string={"id": set_id})
+    assert page.status_code == 200
+    assert "too few clusters" in page.get_data(as_text=True)
 
 
 def test_baseline_delta_intervals_use_the_exact_t_quantile(published):

@@ -45,7 +45,7 @@ def morning_context(con: duckdb.DuckDBPyConnection, newest: Any, reports_dir: Pa
         row["report_link"] = quote(Path(os.path.relpath(target, page.parent)).as_posix())
         row["metrics"] = rows(
             con,
-            "select metric, metric_label, metric_value, ci_low, ci_high, n_clusters "
+            "select metric, metric_label, metric_value, ci_low, ci_high, n_clusters, is_few_clusters "
             "from marts.history_set_metrics where set_id = ? order by metric_order",
             [row["set_id"]],
         )

@@ -30,6 +30,16 @@ items as (
 
 ),
 
+sets as (
+
+    select
+        set_id,
+        series_id,
+        drop_date
+    from {{ ref('int_history__sets') }}
+
+),
+
 item_filters as (
 
     select f.item_filter
@@ -179,6 +189,8 @@ final as (
         grouped.agent,
         grouped.set_id,
         grouped.file_sha256,
+        sets.series_id,
+        sets.drop_date,
         grouped.scope,
         grouped.round,
         case
@@ -196,6 +208,8 @@ final as (
         grouped.mean_sec,
         grouped.mean_latency_score
     from grouped
+    inner join sets
+        on grouped.set_id = sets.set_id
     left join quantiles
         on
             grouped.agent = quantiles.agent

@@ -61,23 +61,30 @@ final as (
         with_interval.n_obs,
         with_interval.n_clusters,
         with_interval.std_error,
+        {{ interval_bound(
+            'low', 'with_interval.metric_value', 'with_interval.std_error',
+            'with_interval.t_critical', 'with_interval.n_obs',
+            'metric_rules.scale_min', 'metric_rules.scale_max',
+            'metric_rules.is_proportion'
+        ) }} as ci_low,
+        {{ interval_bound(
+            'high', 'with_interval.metric_value', 'with_interval.std_error',
+            'with_interval.t_critical', 'with_interval.n_obs',
+            'metric_rules.scale_min', 'metric_rules.scale_max',
+            'metric_rules.is_proportion'
+        ) }} as ci_high,
         case
-            when with_interval.std_error is not null
-                then
-                    with_interval.metric_value
-                    - with_interval.t_critical * with_interval.std_error
-        end as ci_low,
-        case
-            when with_interval.std_error is not null
-                then
-                    with_interval.metric_value
-                    + with_interval.t_critical * with_interval.std_error
-        end as ci_high,
-        case
-            when with_interval.std_error is not null
-                then 'cluster_robust_t'
-            else 'none'
+            when with_interval.std_error is null then 'none'
+            when metric_rules.is_proportion then 'wilson'
+            else 'cluster_robust_t'
         end as ci_method,
+        -- few clusters: an interval from them is not to be trusted as
+        -- precise (the viewer and the pages say so instead of printing it)
+        coalesce(
+            with_interval.n_clusters < {{ var('ci_min_clusters') }}, true
+        ) as is_few_clusters,
+        cast(metric_rules.scale_min as double) as scale_min,
+        cast(metric_rules.scale_max as double) as scale_max,
         with_interval.scoring_version
     from with_interval
     inner join sets

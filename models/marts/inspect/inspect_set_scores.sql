@@ -116,17 +116,28 @@ final as (
         computed.value,
         cast(computed.n_samples as bigint) as n_samples,
         computed.std_error,
+        -- accuracy is a share (value_to_float of C / P / I): within [0, 1];
+        -- a mean of a scorer's numbers has no known range (macro
+        -- interval_bound)
         case
-            when
-                computed.metric in ('accuracy', 'mean')
-                and computed.std_error is not null
-                then computed.value - computed.t_critical * computed.std_error
+            when computed.metric in ('accuracy', 'mean')
+                then {{ interval_bound(
+                    'low', 'computed.value', 'computed.std_error',
+                    'computed.t_critical', 'computed.n_samples',
+                    "case when computed.metric = 'accuracy' then 0.0 end",
+                    "case when computed.metric = 'accuracy' then 1.0 end",
+                    'false'
+                ) }}
         end as ci_low,
         case
-            when
-                computed.metric in ('accuracy', 'mean')
-                and computed.std_error is not null
-                then computed.value + computed.t_critical * computed.std_error
+            when computed.metric in ('accuracy', 'mean')
+                then {{ interval_bound(
+                    'high', 'computed.value', 'computed.std_error',
+                    'computed.t_critical', 'computed.n_samples',
+                    "case when computed.metric = 'accuracy' then 0.0 end",
+                    "case when computed.metric = 'accuracy' then 1.0 end",
+                    'false'
+                ) }}
         end as ci_high,
         computed.tool_reported_value,
         case

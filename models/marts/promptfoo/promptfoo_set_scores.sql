@@ -8,7 +8,8 @@
 -- (results that succeeded over results), the mean of every scorer
 -- (`overall`: the results' scores; an assertion: its scores where it
 -- applies), computed here from the items with a 95% interval clustered by
--- test, beside the figure promptfoo reported for the column
+-- test (Wilson's for the pass rate, the t interval within [0, 1] for a
+-- mean), beside the figure promptfoo reported for the column
 -- (tool_reported_value; none for a .jsonl output). agrees_with_tool is
 -- false when both are defined and differ by more than 1e-9 (data test: a
 -- verdict on the night).
@@ -73,6 +74,7 @@ computed as (
         metric_rows.metric,
         stats.metric_value as value,
         stats.n_clusters as n_samples,
+        stats.n_obs,
         stats.std_error,
         {{ t_critical_975('stats.n_clusters - 1') }} as t_critical,
         reported.tool_reported_value
@@ -98,14 +100,18 @@ final as (
         computed.value,
         cast(computed.n_samples as bigint) as n_samples,
         computed.std_error,
-        case
-            when computed.std_error is not null
-                then computed.value - computed.t_critical * computed.std_error
-        end as ci_low,
-        case
-            when computed.std_error is not null
-                then computed.value + computed.t_critical * computed.std_error
-        end as ci_high,
+        -- within [0, 1]: Wilson's for the pass rate, the t interval cut at
+        -- the scale's ends for a mean (macro interval_bound)
+        {{ interval_bound(
+            'low', 'computed.value', 'computed.std_error',
+            'computed.t_critical', 'computed.n_obs', '0', '1',
+            "computed.metric = 'pass_rate'"
+        ) }} as ci_low,
+        {{ interval_bound(
+            'high', 'computed.value', 'computed.std_error',
+            'computed.t_critical', 'computed.n_obs', '0', '1',
+            "computed.metric = 'pass_rate'"
+        ) }} as ci_high,
         computed.tool_reported_value,
         case
             when computed.value is null or computed.tool_reported_value is null

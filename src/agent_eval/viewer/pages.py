@@ -99,7 +99,8 @@ def set_metrics(cur: Cursor, set_id: str) -> list[dict[str, Any]]:
     return rows(
         cur,
         "select m.metric, m.metric_label, m.direction, m.metric_value, m.ci_low, m.ci_high, "
-        "m.ci_method, m.n_obs, m.n_clusters, d.verdict, d.baseline_set_id, d.baseline_value, d.delta, "
+        "m.ci_method, m.n_obs, m.n_clusters, m.is_few_clusters, d.verdict, d.baseline_set_id, d.baseline_value, "
+        "d.delta, "
         "d.delta_ci_low, d.delta_ci_high "
         "from marts.history_set_metrics as m "
         "left join marts.history_metric_diffs as d on d.set_id = m.set_id and d.metric = m.metric "
@@ -137,7 +138,7 @@ def overview(cur: Cursor, day: date | None) -> dict[str, Any]:
     for row in rows(
         cur,
         "select m.set_id, m.metric, m.metric_label, m.direction, m.metric_value, m.ci_low, m.ci_high, "
-        "d.verdict, d.delta from marts.history_set_metrics as m "
+        "m.n_clusters, m.is_few_clusters, d.verdict, d.delta from marts.history_set_metrics as m "
         "left join marts.history_metric_diffs as d on d.set_id = m.set_id and d.metric = m.metric "
         "where m.drop_date = ? order by m.set_id, m.metric_order",
         [day],
