@@ -21,6 +21,8 @@ read the diff.
 
 from __future__ import annotations
 
+import csv
+import json
 import os
 import re
 import shutil
@@ -30,7 +32,7 @@ import duckdb
 import pytest
 
 from agent_eval import charts, cli
-from conftest import FIXTURES, Warehouse
+from conftest import FIXTURES, PROJECT_DIR, SAMPLE_DROPS, Warehouse
 
 GOLDEN = Path(__file__).parent / "golden" / "morning_2026-11-11.md"
 NIGHTS = {"2026-11-10": "2026-11-01", "2026-11-11": "2026-11-02"}
@@ -83,3 +85,56 @@ def test_every_link_of_the_morning_page_resolves(pair):
     assert links, "the page links each set's report"
     for link in links:
         assert (page.parent / link).resolve().is_file(), link
+
+
+# ---------------------------------------------------------------- the demo's rejected deliveries
+
+
+def agent_section(page: str, heading: str) -> list[str]:
+    """The lines of the morning page's agent section ``### heading``."""
+    lines = page.splitlines()
+    start = lines.index(f"### {heading}")
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("#"))
+    return [line for line in lines[start + 1 : end] if line.strip()]
+
+
+def reason_label(code: str) -> str:
+    with (PROJECT_DIR / "seeds" / "ops" / "delivery_issue_reasons.csv").open(encoding="utf-8") as seed:
+        return {row["reason_code"]: row["label_ko"] for row in csv.DictReader(seed)}[code]
+
+
+def test_the_demo_morning_page_names_each_rejected_delivery_in_its_agents_section(module_built):
+    """The demo's night 2026-11-02 delivers three files that are rejected
+    whole (data/drops): the summary dataset, whose second test case has no
+    contexts (read from the file here), an engagement expected.json with no
+    metric, and a resume CSV without the Raw JSON column. Each is a
+    "거부됨" line in its agent's section, with the reason's label, code and
+    message and the table that holds it."""
+    wh, _ = module_built("samples")
+    page = (wh.paths.reports_dir / "morning" / "2026-11-02.md").read_text(encoding="utf-8")
+    dataset = json.loads((SAMPLE_DROPS / "2026-11-02" / "summary_broken_export.json").read_text(encoding="utf-8"))
+    assert "contexts" in dataset["test_cases"][0] and "contexts" not in dataset["test_cases"][1]
+    expected = {
+        "보험 요약 (summary)": (
+            "2026-11-02/summary_broken_export.json",
+            "invalid_file_structure",
+            "not a valid dataset: test_cases[1] lacks contexts",
+        ),
+        "좋아요/댓글 유사도 (engagement)": (
+            "2026-11-02/engagement/sim-20261102-02/expected.json",
+            "invalid_file_structure",
+            "no metric in 'expected'",
+        ),
+        "지원자 관리 (resume_agent)": (
+            "2026-11-02/resume_agent_broken_export.csv",
+            "missing_column",
+            "missing required column(s): Raw JSON",
+        ),
+    }
+    for heading, (source_file, code, message) in expected.items():
+        (line,) = [line for line in agent_section(page, heading) if source_file in line]
+        assert line.startswith("- ❌ **거부됨 · rejected**"), line
+        assert f"{reason_label(code)} (`{code}`)" in line and message in line
+        assert line.endswith("· ops.rejected_files")
+    # the summary agent delivered nothing else that night: its section is that one line
+    assert len(agent_section(page, "보험 요약 (summary)")) == 1

@@ -19,6 +19,7 @@ The hostile file's expectations are worked out by hand from SPEC 3.2 / 3.3
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import threading
@@ -45,6 +46,7 @@ RESUME_NIGHT2 = "2026-11-02/resume_agent_nightly.csv"
 SUMMARY = "2026-11-01/summary_agent_notes.json"
 ENGAGEMENT = "2026-11-01/engagement/sim-20261101-01"
 RECRUIT = "2026-11-01/recruit_agent_nightly.jsonl"
+REJECTED_SUMMARY = "2026-11-02/summary_broken_export.json"
 LOOP_PAGES = ("/", f"/set?id={RESUME}")
 
 
@@ -168,6 +170,37 @@ def test_overview_has_a_card_per_set_of_the_newest_drop_linking_to_its_pages(ser
     assert 'name="date"' in html  # another day can be chosen
     older = body(served.get("/?date=2026-11-01"))
     assert SUMMARY in older and HOSTILE not in older
+
+
+def test_a_rejected_delivery_is_a_card_in_its_agents_place_for_its_date(served):
+    """The demo's summary agent delivered one file on 2026-11-02,
+    summary_broken_export.json, rejected whole (its second test case has no
+    contexts): the overview of that date has a "거부됨 · rejected" card for
+    it among the agents' cards (ordered by agent), with the reason; the
+    other rejected files of the night (resume, engagement) likewise. The
+    overview of 2026-11-01, when the summary set was scored, has none."""
+    html = body(served.get("/?date=2026-11-02"))
+    cards = re.findall(
+        r'<section class="card[^"]*" data-(set|rejected)="([^"]+)">\s*<h2><span class="agent">([^<]+)</span>', html
+    )
+    rejected = {name: label for kind, name, label in cards if kind == "rejected"}
+    assert rejected == {
+        REJECTED_SUMMARY: "보험 요약",
+        "2026-11-02/resume_agent_broken_export.csv": "지원자 관리",
+        "2026-11-02/engagement/sim-20261102-02/expected.json": "좋아요/댓글 유사도",
+    }
+    # in its agent's place: each agent's cards are next to each other
+    runs = [label for label, _ in itertools.groupby(label for _, _, label in cards)]
+    assert len(runs) == len(set(runs)), runs
+    card = html[html.index(f'data-rejected="{REJECTED_SUMMARY}"') :].split("</section>", 1)[0]
+    assert "거부됨 · rejected" in card
+    assert "test_cases[1] lacks contexts" in card and "(<code>invalid_file_structure</code>)" in card
+    assert "ops.rejected_files" in card
+    # the same file in the summary agent's section of the page
+    section = html[html.index('data-agent="summary"') :].split("</div>", 1)[0]
+    assert REJECTED_SUMMARY in section and "거부됨 · rejected" in section
+    older = body(served.get("/?date=2026-11-01"))
+    assert "data-rejected=" not in older and REJECTED_SUMMARY not in older
 
 
 def test_item_table_filters_sort_and_page_on_the_server(served):

@@ -1,14 +1,16 @@
 """The morning summary: one markdown page for the newest drop across all
 agents (`agent-eval report --latest`), from the history marts.
 
-What ran, the quality gates, what regressed or improved beyond noise, the
-top flips, the flaky questions and links to each set's report. Like the
+What ran, what of the night was rejected, withdrawn or did not arrive
+(per agent), the quality gates, what regressed or improved beyond noise,
+the top flips, the flaky questions and links to each set's report. Like the
 other reports it selects, orders, formats and escapes; every number comes
 from a mart.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 from typing import Any
@@ -60,11 +62,7 @@ def morning_context(con: duckdb.DuckDBPyConnection, newest: Any, reports_dir: Pa
             "order by status not in ('fail', 'stale'), status, gate_id, set_id",
             day,
         ),
-        "missing": rows(
-            con,
-            "select series_id, agent, set_id, drop_date, metric_value as age_days, reason "
-            "from marts.history_gate_results where status = 'stale' order by agent, series_id",
-        ),
+        "issue_agents": issue_agents(con, newest),
         "changes": rows(
             con,
             "select * from marts.history_metric_diffs where drop_date = ? and verdict <> 'within_noise' "
@@ -104,6 +102,24 @@ def morning_context(con: duckdb.DuckDBPyConnection, newest: Any, reports_dir: Pa
             set_ids,
         ),
     }
+
+
+def issue_agents(con: duckdb.DuckDBPyConnection, newest: Any) -> list[dict[str, Any]]:
+    """One entry per agent with something rejected, withdrawn or missing:
+    the issues of drop date ``newest``, of later nights that have no set
+    (every delivery rejected or withdrawn) and those of no drop date (an
+    expected series that did not arrive, a file outside a date folder):
+    the newest page is where they are news."""
+    found = rows(
+        con,
+        "select * from ops.delivery_issues where drop_date is null or drop_date >= ? "
+        "order by agent nulls last, issue, drop_date, subject, reason_code",
+        [newest],
+    )
+    return [
+        {"agent": agent, "agent_label": agents.label(agent) if agent else None, "issues": list(issues)}
+        for agent, issues in itertools.groupby(found, key=lambda row: row["agent"])
+    ]
 
 
 def remove_stale_pages(con: duckdb.DuckDBPyConnection, reports_dir: Path) -> list[Path]:

@@ -4,9 +4,12 @@
 -- rejection, or a current set has rejected rows). Severity is the var
 -- rejected_input_severity: 'error' (default, so a scheduler alerts) fails the
 -- build with every file and reason in the message; 'warn' logs one line per
--- file and warns. Both tested models are leaves, so a failure skips no
--- model: every good set is still built. `agent-eval build` tolerates this
--- failure (it publishes and exits 3), as it does a failing quality gate.
+-- file and warns. The tested models' one child, ops.delivery_issues (what
+-- the morning page and the viewer show owners), runs before this test
+-- (depends_on), so a failure skips no model: every good set is still built
+-- and the rejections are listed. `agent-eval build` tolerates this failure
+-- (it publishes and exits 3), as it does a failing quality gate.
+-- depends_on: {{ ref('delivery_issues') }}
 {{ config(severity=var('rejected_input_severity', 'error')) }}
 {%- set strict = var('rejected_input_severity', 'error') | lower == 'error' %}
 {%- do log_rejected_input(ref('rejected_files'), ref('rejected_rows')) %}

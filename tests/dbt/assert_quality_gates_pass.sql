@@ -2,8 +2,10 @@
 -- fails when a gate fails on the newest set of a series, or an expected
 -- series is stale (seed expected_series), and the error names
 -- every failing agent, metric, value and set. Runs after the gate log is
--- written, so a failing night is kept in history_gate_log.
+-- written, so a failing night is kept in history_gate_log, and after
+-- ops.delivery_issues, which lists the stale series for owners.
 -- depends_on: {{ ref('history_gate_log') }}
+-- depends_on: {{ ref('delivery_issues') }}
 {{ config(severity='error') }}
 with
 

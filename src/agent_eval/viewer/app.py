@@ -2,7 +2,9 @@
 
 Pages (all read the published DuckDB file through `Snapshots`, read-only):
 
-    /                 overview of the newest drop (or ?date=): a card per set
+    /                 overview of the newest drop (or ?date=): a card per set,
+                      a card per delivery rejected whole, and per agent what
+                      was rejected, withdrawn or did not arrive
     /series?id=       trends per metric with interval band, rolling mean, baseline
     /set?id=          a set: metric cards and gates, then its agent's page
                       (the agent package's viewer part: an item table with

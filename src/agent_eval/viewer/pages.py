@@ -9,6 +9,7 @@ are taken from fixed allow-lists after validation (`BadRequest` otherwise).
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import unicodedata
@@ -119,7 +120,10 @@ def set_gates(cur: Cursor, set_id: str) -> list[dict[str, Any]]:
 
 
 def overview(cur: Cursor, day: date | None) -> dict[str, Any]:
-    """The newest drop (or ``day``): one card per set with metrics, verdicts and gates."""
+    """The newest drop (or ``day``): one card per set with metrics, verdicts
+    and gates, one per delivery nothing of which was scored, in their
+    agents' order; and per agent what was rejected, withdrawn or did not
+    arrive."""
     dates = [
         r["drop_date"]
         for r in rows(cur, "select distinct drop_date from marts.history_set_metrics order by drop_date desc")
@@ -166,12 +170,44 @@ def overview(cur: Cursor, day: date | None) -> dict[str, Any]:
         row["gates"] = gates.get(row["set_id"], [])
         row["n_failed_gates"] = counts[row["set_id"]]["n_gates_failed"]
         row["n_regressed"] = counts[row["set_id"]]["n_metrics_regressed"]
-    stale = rows(
+        row["place"] = row["series_id"]
+    issues = day_issues(cur, day, day is None or day == dates[0])
+    # a delivery nothing of which was scored is a card in its agent's place
+    rejected: dict[str, dict[str, Any]] = {}
+    for row in issues:
+        if row["is_delivery_rejected"]:
+            card = rejected.setdefault(
+                row["source_file"],
+                {
+                    "rejected": row["source_file"],
+                    "agent": row["agent"],
+                    "agent_label": agents.label(row["agent"]) if row["agent"] else None,
+                    "drop_date": row["drop_date"],
+                    "place": row["file_name"],
+                    "reasons": [],
+                },
+            )
+            card["reasons"].append(row)
+    cards = sorted([*sets, *rejected.values()], key=lambda c: (c["agent"] is None, c["agent"] or "", c["place"] or ""))
+    issue_agents = [
+        {"agent": agent, "agent_label": agents.label(agent) if agent else None, "issues": list(group)}
+        for agent, group in itertools.groupby(issues, key=lambda row: row["agent"])
+    ]
+    return {"day": day, "dates": dates, "sets": sets, "cards": cards, "issue_agents": issue_agents}
+
+
+def day_issues(cur: Cursor, day: date | None, is_newest: bool) -> list[dict[str, Any]]:
+    """What of drop date ``day`` was rejected, withdrawn or did not arrive
+    (ops.delivery_issues), by agent. The newest date also shows the issues
+    of later nights that have no set and those of no drop date (an expected
+    series that did not arrive): that is where they are news."""
+    return rows(
         cur,
-        "select series_id, agent, set_id, drop_date, metric_value as age_days, reason "
-        "from marts.history_gate_results where status = 'stale' order by agent, series_id",
+        "select * from ops.delivery_issues "
+        "where drop_date = ? or (? and (drop_date is null or drop_date > ? or ? is null)) "
+        "order by agent nulls last, issue, drop_date, subject, reason_code",
+        [day, is_newest, day, day],
     )
-    return {"day": day, "dates": dates, "sets": sets, "stale": stale}
 
 
 def series_list(cur: Cursor) -> list[dict[str, Any]]:
