@@ -74,7 +74,7 @@ def test_the_overview_chart_is_a_png_in_hangul(pair, tmp_path):
     with duckdb.connect(str(pair.paths.db_path), read_only=True) as con:
         chart = charts.render_chart(con, "2026-11-11", charts.MORNING_OVERVIEW, tmp_path / "o.png")
     # one bar per set of the night: resume 6 metrics within noise; engagement 3 regressed
-    assert {"회귀", "노이즈 범위", "개선", "6", "3", "지표 수"} <= set(chart.labels)
+    assert {"회귀", "잡음 이내", "개선", "6", "3", "지표 수"} <= set(chart.labels)  # seed verdict_labels
     assert charts.missing_glyphs("".join(chart.labels)) == ""
 
 

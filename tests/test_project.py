@@ -3,7 +3,9 @@ dbt test (unit tests included), the docs catalogue, the sample generator."""
 
 from __future__ import annotations
 
+import csv
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -217,6 +219,68 @@ def test_report_set_option_renders_only_the_named_sets_of_any_agent(sample_build
     ]
     assert cli.main(["report", *common, "--set", resume, "--set", "2026-11-01/nope.csv"]) == cli.EXIT_USAGE
     assert "no set '2026-11-01/nope.csv'" in capsys.readouterr().err
+
+
+def md_table(text: str, heading: str) -> list[list[str]]:
+    """The cells of the body rows of the first markdown table after the
+    line that contains ``heading``."""
+    lines = text.split(heading, 1)[1].splitlines()[1:]
+    start = next(i for i, line in enumerate(lines) if line.startswith("|"))
+    body = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        body.append([cell.strip() for cell in re.split(r"(?<!\\)\|", line)[1:-1]])
+    return body
+
+
+def test_reports_show_codes_verdicts_and_tracks_by_their_labels(sample_build):
+    """A reason code reads `label (`code`)` (seed reason_labels), a verdict
+    `회귀 · regressed` (seed verdict_labels), a track `Track 1` (seed
+    resume_track_rubrics), as the viewer shows them."""
+    reports = sample_build.paths.reports_dir
+    with open(PROJECT_DIR / "seeds" / "common" / "reason_labels.csv", encoding="utf-8", newline="") as f:
+        labels = {row["reason"]: row["label_ko"] for row in csv.DictReader(f)}
+
+    def labelled(cell: str) -> bool:
+        found = re.fullmatch(r"(.+) \(`(\w+)`\)", cell)
+        return found is not None and labels.get(found.group(2)) == found.group(1)
+
+    resume = (reports / "resume_agent" / "2026-11-02" / "resume_agent_nightly.md").read_text(encoding="utf-8")
+    # the sample's two bad Track values (test_sample_rejections_are_the_deliberate_ones)
+    rejected = md_table(resume, "## 부록) 제외된 행")
+    assert [row[1] for row in rejected] == [f"{labels['invalid_track']} (`invalid_track`)"] * 2
+    patterns = md_table(resume, "### 실패 질의 Top pattern")
+    assert patterns and all(labelled(row[1]) for row in patterns)
+    assert all(re.fullmatch(r"Track [1-3](, Track [1-3])*", row[4]) for row in patterns)
+    mismatches = md_table(resume, "### 반복 재현 필요 질문")
+    assert mismatches and all(re.fullmatch(r"Track [1-3]", row[1]) for row in mismatches)
+    assert [row[0] for row in md_table(resume, "### Track별 취약영역")] == ["Track 1", "Track 2", "Track 3"]
+
+    recruit = (reports / "recruit_agent" / "2026-11-01" / "recruit_agent_nightly.md").read_text(encoding="utf-8")
+    assert [row[1] for row in md_table(recruit, "## 부록) 제외된 행")] == [
+        f"{labels[code]} (`{code}`)" for code in ("invalid_json", "missing_required_field", "missing_item_id")
+    ]
+    assert all(labelled(row[1]) for row in md_table(recruit, "| 체크 | 사유 |") if row[0] != "(실패한 체크 없음)")
+    summary = (reports / "summary" / "2026-11-01" / "summary_agent_notes.md").read_text(encoding="utf-8")
+    queue = md_table(summary, "## LLM 보정 검토 대상")
+    assert queue and all(labelled(row[1]) for row in queue)
+
+    verdicts = {
+        "regressed": "회귀 · regressed",
+        "improved": "개선 · improved",
+        "within_noise": "잡음 이내 · within noise",
+    }
+    changes = sample_build.query(
+        "select verdict, count(*) from marts.history_metric_diffs where drop_date = '2026-11-02' group by 1"
+    )
+    morning_page = (reports / "morning" / "2026-11-02.md").read_text(encoding="utf-8")
+    shown = [row[0].split(" ", 1)[1] for row in md_table(morning_page, "## 3) ")]
+    assert sorted(shown) == sorted(verdicts[v] for v, n in changes if v != "within_noise" for _ in range(n))
+    assert f"- {verdicts['within_noise']}: {dict(changes)['within_noise']}건" in morning_page
+    (inspect_report,) = (reports / "inspect" / "2026-11-02").rglob("*.md")
+    cells = [row[4] for row in md_table(inspect_report.read_text(encoding="utf-8"), "## 2) 기준선 대비")]
+    assert cells and set(cells) <= set(verdicts.values())
 
 
 def relations_read(monkeypatch: pytest.MonkeyPatch, render: Callable[[], object]) -> set[str]:

@@ -424,12 +424,13 @@ def test_report(built):
         assert f"| {metric} | {score} |" in text
     assert "종합 점수(선택)" in text and "**2.97**" in text
     # failing checks and the least consistent query (Q4, run once) are listed
-    assert "| @check assistantMessage contains 남성 | value_mismatch | 1 |" in text
-    assert "| accuracyChecks: count | reported_failed | 1 |" in text
+    # reasons with their labels (seed reason_labels)
+    assert "| @check assistantMessage contains 남성 | 값 불일치 (`value_mismatch`) | 1 |" in text
+    assert "| accuracyChecks: count | 실패로 보고됨 (`reported_failed`) | 1 |" in text
     lines = text.splitlines()
     first_query = lines[lines.index(next(x for x in lines if x.startswith("| Query ID"))) + 2]
     assert first_query.startswith("| Q4 |")
-    assert "| 11 | invalid_json |" in text
+    assert "| 11 | JSON 형식 오류 (`invalid_json`) |" in text
 
 
 def test_rerun_full_refresh_and_changed_file(built):

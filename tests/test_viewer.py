@@ -19,6 +19,7 @@ The hostile file's expectations are worked out by hand from SPEC 3.2 / 3.3
 
 from __future__ import annotations
 
+import csv
 import itertools
 import os
 import re
@@ -27,6 +28,7 @@ import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,7 @@ import waitress
 
 from agent_eval import cli
 from agent_eval.viewer import create_app
+from agent_eval.viewer.app import fmt_date
 from agent_eval.viewer.snapshots import Snapshots
 from conftest import PROJECT_DIR as PROJECT
 from conftest import exposure_parents, reads_recorded
@@ -224,14 +227,40 @@ def test_item_table_filters_sort_and_page_on_the_server(served):
     assert lines("sort=latency_sec&dir=desc") == [5, 4, 3, 2]  # 25, 9, 4, 3 seconds
 
 
-def test_set_page_shows_the_score_distribution(served):
+def test_set_page_shows_the_score_distribution_with_every_bin(served):
     # the hostile file by hand: ok 5, error 0, partial 4, empty 0 (SPEC 3.3),
     # in the report chart's bins (0.5 wide, the last one closed): 5 in
-    # [4.5, 5], 4 in [4, 4.5), the two 0s in [0, 0.5); empty bins left out
+    # [4.5, 5], 4 in [4, 4.5), the two 0s in [0, 0.5); the seven bins
+    # between are drawn with 0, not left out
     html = body(served.get(f"/set?id={HOSTILE}"))
     section = html.split('id="score-distribution"', 1)[1].split("</section>", 1)[0]
     counts = re.findall(r'<td class="n">([\d.]+)–([\d.]+)</td><td class="n">(\d+)</td>', section)
-    assert counts == [("4.50", "5.00", "1"), ("4.00", "4.50", "1"), ("0.00", "0.50", "2")]
+    by_bin = {9: "1", 8: "1", 0: "2"}
+    assert counts == [(f"{b * 0.5:.2f}", f"{(b + 1) * 0.5:.2f}", by_bin.get(b, "0")) for b in range(9, -1, -1)]
+
+
+def test_set_page_draws_every_latency_bin_of_each_track(served):
+    # the hostile file by hand: Track 1 answered in 3 s and 4 s (lines 2, 3),
+    # Track 2 in 9 s and 25 s (lines 4, 5); both tracks use the single
+    # rubric, whose bins are 1 s wide and closed on the right: (2, 3] is
+    # bin 2, (3, 4] bin 3, (8, 9] bin 8, (24, 25] bin 24; every other bin
+    # of the rubric is drawn with 0, and no item lacks a latency
+    with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
+        n_bins = con.execute(
+            "select count(*) from marts.rpt_latency_histogram_bins where latency_rubric = 'single'"
+        ).fetchone()[0]
+    html = body(served.get(f"/set?id={HOSTILE}"))
+    section = html.split('id="latency-histograms"', 1)[1].split("</section>", 1)[0]
+    panels = re.findall(
+        r'<figcaption>([^<]*)<.*?no latency (\d+)</span>.*?<div class="hist-bars">(.*?)</div>', section, re.S
+    )
+    expected = {"Track 1 (single)": {2: 1, 3: 1}, "Track 2 (single)": {8: 1, 24: 1}}
+    assert [title.strip() for title, _, _ in panels] == list(expected)
+    for title, n_missing, bars in panels:
+        drawn = [(int(b), int(n)) for b, n in re.findall(r'data-bin="(-?\d+)" data-n="(\d+)"', bars)]
+        assert [b for b, _ in drawn] == list(range(n_bins)) and n_bins > 20
+        assert {b: n for b, n in drawn if n} == expected[title.strip()]
+        assert n_missing == "0"
 
 
 def test_item_table_pages_through_every_item_once(served):
@@ -376,6 +405,127 @@ def test_engagement_and_compare_pages(served):
     assert RESUME in compare  # the baseline
     assert "McNemar" in compare and f'<td class="n">{test[0]}</td>' in compare
     assert compare.count("<tr class=") == min(n_flips, 200) and n_flips > 0
+
+
+# ---------------------------------------------------------------- labels and dates
+
+# the verdicts of history_metric_diffs as the viewer must show them
+VERDICT_BADGES = {
+    "within_noise": "잡음 이내 · within noise",
+    "regressed": "회귀 · regressed",
+    "improved": "개선 · improved",
+}
+
+
+def reason_labels() -> dict[str, dict[str, str]]:
+    """seeds/common/reason_labels.csv, read as a file."""
+    with open(PROJECT / "seeds" / "common" / "reason_labels.csv", encoding="utf-8", newline="") as f:
+        return {row["reason"]: row for row in csv.DictReader(f)}
+
+
+def badges(html: str) -> list[tuple[str, str]]:
+    return re.findall(r'<span class="badge verdict-(\w+)">([^<]*)</span>', html)
+
+
+def test_verdict_badges_are_korean_with_the_english_term_beside(served):
+    overview = badges(body(served.get("/")))
+    # the samples' newest night has all three verdicts (promptfoo's all_caps
+    # regressed, the recruit agent's consistency improved, the rest within noise)
+    assert {verdict for verdict, _ in overview} == set(VERDICT_BADGES)
+    assert all(text == VERDICT_BADGES[verdict] for verdict, text in overview)
+    with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
+        verdicts = [
+            r[0]
+            for r in con.execute(
+                "select verdict from marts.history_metric_diffs where set_id = ? order by metric_order", [RESUME_NIGHT2]
+            ).fetchall()
+        ]
+    assert verdicts
+    for page in (f"/compare?set={RESUME_NIGHT2}", f"/set?id={RESUME_NIGHT2}"):
+        assert badges(body(served.get(page))) == [(v, VERDICT_BADGES[v]) for v in verdicts], page
+
+
+def test_tracks_are_spelled_as_the_reports_spell_them(served):
+    # seed resume_track_rubrics labels the tracks `Track 1`..`Track 3`; the
+    # hostile file's lines 2 and 3 are Track 1, lines 4 and 5 Track 2
+    html = body(served.get(f"/set?id={HOSTILE}"))
+    select = html.split('<select name="segment">', 1)[1].split("</select>", 1)[0]
+    assert re.findall(r'<option value="(\d)"\s*>([^<]*)</option>', select) == [
+        ("1", "Track 1"),
+        ("2", "Track 2"),
+        ("3", "Track 3"),
+    ]
+    assert re.findall(r'<td class="segment">([^<]*)</td>', html) == ["Track 1", "Track 1", "Track 2", "Track 2"]
+    assert re.findall(r'<td class="segment">([^<]*)</td>', body(served.get(f"/set?id={HOSTILE}&segment=2"))) == [
+        "Track 2",
+        "Track 2",
+    ]
+    assert re.search(r"track_\d", html, re.I) is None
+
+
+def test_reason_codes_are_shown_with_their_korean_explanation(served):
+    labels = reason_labels()
+
+    def shown(code: str) -> str:
+        label = labels[code]
+        return f'<span class="reason" title="{label["explanation"]}">{label["label_ko"]} (<code>{code}</code>)</span>'
+
+    # hostile line 3: status error because its 오류 column is not blank (SPEC 3.2)
+    assert shown("error_column") in body(served.get(f"/item?set={HOSTILE}&line=3"))
+    assert shown("partial_keyword") in body(served.get(f"/item?set={HOSTILE}&line=4"))
+    with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
+        line, reasons = con.execute(
+            "select line_number, list(distinct reason) from marts.recruit_check_results where set_id = ? "
+            "group by line_number order by count(distinct reason) desc, line_number limit 1",
+            [RECRUIT],
+        ).fetchone()
+        queue = [
+            r[0]
+            for r in con.execute(
+                "select distinct review_reason from marts.summary_review_queue where set_id = ?", [SUMMARY]
+            ).fetchall()
+        ]
+    checks = body(served.get(f"/item?set={RECRUIT}&line={line}"))
+    assert len(reasons) > 1 and all(shown(reason) in checks for reason in reasons)
+    summary = body(served.get(f"/set?id={SUMMARY}"))
+    assert queue and all(shown(reason) in summary for reason in queue if reason)
+
+
+def test_every_reason_code_in_the_published_file_has_a_label(served):
+    with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
+        codes = {
+            r[0]
+            for r in con.execute(
+                "select reason from ops.rejected_rows union select status_reason from marts.resume_item_scores "
+                "union select status_reason from marts.recruit_item_scores "
+                "union select accuracy_reason from marts.recruit_item_scores "
+                "union select reason from marts.recruit_check_results "
+                "union select review_reason from marts.summary_review_queue"
+            ).fetchall()
+            if r[0] is not None
+        }
+        published = {r[0] for r in con.execute("select reason from rubric.reason_labels").fetchall()}
+    assert {"invalid_track", "error_column", "passed", "no_checks"} <= codes
+    assert codes - published == set()
+
+
+def test_dates_are_shown_as_yyyy_mm_dd(served):
+    html = body(served.get("/series?id=resume_agent_nightly.csv&from=2026-11-02"))
+    # a date input shows the browser's locale (11/02/2026 in Chromium): the
+    # range is chosen among the series' drop dates, written YYYY-MM-DD
+    assert 'type="date"' not in html
+    for name, chosen in (("from", "2026-11-02"), ("to", None)):
+        select = html.split(f'<select name="{name}">', 1)[1].split("</select>", 1)[0]
+        options = re.findall(r'<option value="([^"]*)"\s*(selected)?>([^<]*)</option>', select)
+        assert [(value, text) for value, _, text in options] == [
+            ("", "–"),
+            ("2026-11-01", "2026-11-01"),
+            ("2026-11-02", "2026-11-02"),
+        ]
+        assert [value for value, selected, _ in options if selected] == ([chosen] if chosen else [])
+    assert fmt_date(datetime(2026, 11, 2, 7, 5, 59)) == "2026-11-02 07:05"
+    assert fmt_date(date(2026, 11, 2)) == "2026-11-02"
+    assert fmt_date(None) == "–" and fmt_date("1/1") == "1/1"
 
 
 # ---------------------------------------------------------------- errors and security
@@ -539,6 +689,51 @@ def test_a_real_browser_clicks_from_the_overview_to_a_failing_item(served, tmp_p
         (tmp_path / name).stat().st_size > 10_000
         for name in ("1-overview.png", "2-failing-items.png", "3-item.png", "4-series.png")
     )
+
+
+def test_a_series_chart_legend_shows_the_latest_point_until_hovered(served):
+    """uPlot's legend shows the hovered point, and "--" with the cursor off
+    the chart: the viewer shows the latest point (the newest set) then.
+    Expected: the series' first metric in the mart, at three decimals as
+    the table below the chart."""
+    from playwright.sync_api import sync_playwright
+
+    series_id = "resume_agent_nightly.csv"
+    with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
+        values = con.execute(
+            "select drop_date, metric_value from marts.history_metric_trends where series_id = ? "
+            "and metric_order = (select min(metric_order) from marts.history_metric_trends where series_id = ?) "
+            "order by set_seq",
+            [series_id, series_id],
+        ).fetchall()
+    (first_date, first), (last_date, last) = values[0], values[-1]
+    assert len(values) == 2 and first != last
+
+    assert CHROMIUM.is_file(), f"{CHROMIUM} is missing: run `make browser` (apt-get install chromium, as root)"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS, headless=True)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(served.base + f"/series?id={series_id}")
+        page.wait_for_selector("[data-chart][data-drawn=true]")
+        chart = page.locator(".chart-box").first
+
+        def legend() -> dict[str, str]:
+            return dict(
+                chart.locator(".u-legend").evaluate(
+                    "el => [...el.querySelectorAll('tr.u-series')].map("
+                    "r => [r.querySelector('.u-label').textContent, r.querySelector('.u-value').textContent])"
+                )
+            )
+
+        assert legend()["set"] == str(last_date) and legend()["value"] == f"{last:.3f}"
+        over = chart.locator(".u-over").bounding_box()
+        # the x scale spans the two sets with 0.35 of a step either side: the
+        # first set sits at 0.35 / 1.7 of the width
+        page.mouse.move(over["x"] + over["width"] * 0.35 / 1.7, over["y"] + over["height"] / 2)
+        assert legend()["set"] == str(first_date) and legend()["value"] == f"{first:.3f}"
+        page.mouse.move(over["x"] + over["width"] / 2, over["y"] + over["height"] + 200)  # off the chart
+        assert legend()["set"] == str(last_date) and legend()["value"] == f"{last:.3f}"
+        browser.close()
 
 
 def test_recruit_flips_name_the_failing_check(served):

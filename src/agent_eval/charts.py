@@ -487,17 +487,19 @@ def series_trend(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bo
     return True
 
 
-VERDICTS = {"regressed": "회귀", "within_noise": "노이즈 범위", "improved": "개선"}
-VERDICT_COLORS = ["#d73027", "#969696", "#1a9850"]
+# each verdict's colour (the counts are columns n_metrics_<verdict>)
+VERDICT_COLORS = {"regressed": "#d73027", "within_noise": "#969696", "improved": "#1a9850"}
 
 
 def morning_overview(con: duckdb.DuckDBPyConnection, drop_date: str, fig: Figure) -> bool:
     """Per set of the drop: how many of its metrics regressed, stayed within
-    noise or improved against the baseline."""
+    noise or improved against the baseline (labelled as seed verdict_labels
+    says)."""
+    verdicts = rows(con, "select verdict, label_ko from rubric.verdict_labels order by verdict_order")
     counts = rows(
         con,
         "select agent || ' · ' || series_id as label, "
-        + ", ".join(f"n_metrics_{v} as {v}" for v in VERDICTS)
+        + ", ".join(f"n_metrics_{v} as {v}" for v in VERDICT_COLORS)
         + " from marts.rpt_history_day_series_counts where drop_date = cast(? as date) order by label",
         [drop_date],
     )
@@ -507,8 +509,8 @@ def morning_overview(con: duckdb.DuckDBPyConnection, drop_date: str, fig: Figure
     stacked_barh(
         ax,
         [drawable(c["label"]) for c in counts],
-        {name: [c[v] for c in counts] for v, name in VERDICTS.items()},
-        VERDICT_COLORS,
+        {v["label_ko"]: [c[v["verdict"]] for c in counts] for v in verdicts},
+        [VERDICT_COLORS[v["verdict"]] for v in verdicts],
     )
     ax.set_xlabel("지표 수")
     return True
@@ -528,7 +530,7 @@ class ChartSpec:
     plot: Plot  # draws the set's chart; False when there is nothing to draw
 
 
-MORNING_OVERVIEW = ChartSpec("overview", "세트별 지표 판정 (기준선 대비: 회귀 / 노이즈 범위 / 개선)", morning_overview)
+MORNING_OVERVIEW = ChartSpec("overview", "세트별 지표 판정 (기준선 대비: 회귀 / 잡음 이내 / 개선)", morning_overview)
 
 
 # ---------------------------------------------------------------- rendering

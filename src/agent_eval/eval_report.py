@@ -32,8 +32,10 @@ def context(con: duckdb.DuckDBPyConnection, set_id: str) -> dict[str, Any]:
         ),
         "diffs": rows(
             con,
-            "select metric, metric_label, baseline_value, metric_value, delta, verdict "
-            "from marts.history_metric_diffs where set_id = ? order by metric_order, metric",
+            "select d.metric, d.metric_label, d.baseline_value, d.metric_value, d.delta, d.verdict, "
+            "v.label_ko as verdict_ko, v.label_en as verdict_en "
+            "from marts.history_metric_diffs as d left join rubric.verdict_labels as v on v.verdict = d.verdict "
+            "where d.set_id = ? order by d.metric_order, d.metric",
             one,
         ),
         "flips": rows(

@@ -69,6 +69,10 @@ def morning_context(con: duckdb.DuckDBPyConnection, newest: Any, reports_dir: Pa
             "order by verdict desc, agent, set_id, metric_order",
             day,
         ),
+        # each verdict's Korean and English labels (seed verdict_labels)
+        "verdicts": {
+            r["verdict"]: r for r in rows(con, "select verdict, label_ko, label_en from rubric.verdict_labels")
+        },
         # the day's counts (rpt_history_day_counts: sums over the day's sets)
         "counts": one(con, "select * from marts.rpt_history_day_counts where drop_date = ?", day),
         "version_changes": rows(

@@ -50,6 +50,19 @@ def fmt_num(value: Any, digits: int = 2) -> str:
     return f"{value:.{digits}f}"
 
 
+CODE = re.compile(r"[a-z][a-z0-9_]*")
+
+
+def md_labelled(code: Any, label: Any) -> str:
+    """A code (a reason, a verdict) for a table cell with its display label
+    from a seed: `label (`code`)`, or the code alone when the seed has no
+    label for it."""
+    if code is None:
+        return ""
+    shown = f"`{code}`" if CODE.fullmatch(str(code)) else md_cell(code)
+    return f"{md_cell(label)} ({shown})" if label else shown
+
+
 def fmt_pct(value: Any) -> str:
     return "-" if value is None else f"{value * 100:.1f}%"
 
@@ -68,6 +81,7 @@ def environment(*folders: Path) -> jinja2.Environment:
     env.filters["cell"] = md_cell
     env.filters["num"] = fmt_num
     env.filters["pct"] = fmt_pct
+    env.filters["labelled"] = md_labelled
     return env
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import hmac
 import logging
 import sys
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -65,9 +66,22 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
     parts = {agent.name: viewer_part(agent.name) for agent in agents.registered()}
     indexes = [{"name": name, "title": part.INDEX_TITLE} for name, part in parts.items() if hasattr(part, "index_page")]
     app.jinja_env.globals.update(agent_labels=agents.labels(), agent_indexes=indexes)
-    app.jinja_env.filters.update(num=fmt_number, pct=fmt_percent)
+    app.jinja_env.filters.update(num=fmt_number, pct=fmt_percent, iso=fmt_date)
     snapshots = Snapshots(Path(published_db))
     app.extensions["agent_eval_snapshots"] = snapshots
+
+    def labels(kind: str) -> dict[str, dict[str, Any]]:
+        """The display labels of verdicts or reason codes (their seeds),
+        read once per request, when a page first shows one."""
+        cache = g.setdefault("labels", {})
+        if kind not in cache:
+            cache[kind] = pages.verdict_labels(cursor()) if kind == "verdict" else pages.reason_labels(cursor())
+        return cache[kind]
+
+    app.jinja_env.globals.update(
+        verdict_label=lambda verdict: labels("verdict").get(verdict),
+        reason_label=lambda reason: labels("reason").get(reason),
+    )
 
     @app.before_request
     def check_token() -> Response | None:
@@ -250,6 +264,18 @@ def fmt_number(value: Any, digits: int = 2) -> str:
     if number != number:  # NaN
         return "–"
     return f"{number:,.{digits}f}"
+
+
+def fmt_date(value: Any) -> str:
+    """A date as YYYY-MM-DD, a time as YYYY-MM-DD HH:MM (whatever the
+    browser's locale); other values as they are, '–' when missing."""
+    if value is None:
+        return "–"
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M")
+    if isinstance(value, date):
+        return value.isoformat()
+    return str(value)
 
 
 def fmt_percent(value: Any, digits: int = 1) -> str:

@@ -77,6 +77,23 @@ def parse_choice(value: str | None, name: str, choices: list[str] | tuple[str, .
     return value
 
 
+# ---------------------------------------------------------------- labels
+
+
+def verdict_labels(cur: Cursor) -> dict[str, dict[str, Any]]:
+    """Each verdict of history_metric_diffs with its Korean and English
+    labels (seed verdict_labels)."""
+    return {
+        r["verdict"]: r
+        for r in rows(cur, "select verdict, label_ko, label_en from rubric.verdict_labels order by verdict_order")
+    }
+
+
+def reason_labels(cur: Cursor) -> dict[str, dict[str, Any]]:
+    """Each reason code with its Korean label and explanation (seed reason_labels)."""
+    return {r["reason"]: r for r in rows(cur, "select reason, label_ko, explanation from rubric.reason_labels")}
+
+
 # ---------------------------------------------------------------- sets
 
 
@@ -281,9 +298,20 @@ def series(cur: Cursor, series_id: str | None, start: date | None, end: date | N
         "order by set_seq desc",
         [series_id, start, start, end, end],
     )
+    # the series' drop dates: the date range is chosen among them (ISO
+    # text in a select, where a date input would show the browser's locale)
+    drop_dates = [
+        r[0]
+        for r in db.fetch(
+            cur,
+            "select distinct drop_date from marts.history_metric_trends where series_id = ? order by drop_date",
+            [series_id],
+        )[1]
+    ]
     return {
         "series_id": series_id,
         "agent": head["agent"],
+        "drop_dates": drop_dates,
         "agent_label": agents.label(head["agent"]),
         "first": head["first"],
         "last": head["last"],
@@ -318,10 +346,13 @@ class ItemTable:
     table: str
     segment: str  # the column of the segment filter (track / latency class)
     segment_label: str
+    # (value, label) of each segment: the value filters the column, the
+    # label (a seed's display label, e.g. `Track 1`) is what the page shows
     segment_choices_sql: str
     rounds_table: str
     sorts: tuple[str, ...]
     score_histogram: str  # the mart of the set's score histograms (series accuracy_score)
+    latency_histogram: str  # the mart of the set's latency histograms (panels of rpt_latency_histogram_bins)
     rounds_sql: str  # the per-round table of the distributions (one ? : the set)
     latency_sql: str  # items per latency score and segment (one ? : the set)
     latency_label: str  # what the latency distribution is by
@@ -329,9 +360,14 @@ class ItemTable:
     checks_sql: str | None = None  # an item's checks (two ? : the set, the line)
 
 
+def segment_labels(cur: Cursor, spec: ItemTable) -> dict[str, str]:
+    """Each segment value (as text) with its display label, in order."""
+    return {str(value): label for value, label in db.fetch(cur, spec.segment_choices_sql)[1]}
+
+
 def item_filters(cur: Cursor, spec: ItemTable, set_id: str) -> dict[str, list[str]]:
     return {
-        "segment": [r[0] for r in db.fetch(cur, spec.segment_choices_sql)[1]],
+        "segment": list(segment_labels(cur, spec)),
         "round": [
             r[0]
             for r in db.fetch(
@@ -346,6 +382,7 @@ def item_table(cur: Cursor, spec: ItemTable, set_id: str, args: dict[str, str]) 
     """One page of the set's items, filtered and sorted in SQL (a 1,000,000-item
     set stays fast: the filters are column predicates, the page a LIMIT)."""
     choices = item_filters(cur, spec, set_id)
+    labels = segment_labels(cur, spec)
     segment = parse_choice(args.get("segment"), spec.segment_label, choices["segment"])
     round_ = parse_choice(args.get("round"), "round", choices["round"])
     status = parse_choice(args.get("status"), "status", choices["status"])
@@ -419,6 +456,8 @@ def item_table(cur: Cursor, spec: ItemTable, set_id: str, args: dict[str, str]) 
         else {}
     )
     items = [found[line] for line in lines]
+    for row in items:
+        row["segment_label"] = labels.get(str(row["segment"]), row["segment"])
     state = {
         "segment": segment,
         "round": round_,
@@ -437,6 +476,7 @@ def item_table(cur: Cursor, spec: ItemTable, set_id: str, args: dict[str, str]) 
         "state": state,
         "choices": {**choices, "sort": spec.sorts, "per_page": PER_PAGE},
         "segment_label": spec.segment_label,
+        "segment_labels": labels,
     }
 
 
@@ -481,21 +521,57 @@ def distributions(cur: Cursor, spec: ItemTable, set_id: str) -> dict[str, Any]:
         "rounds": rows(cur, spec.rounds_sql, [set_id]),
         "latency": rows(cur, spec.latency_sql, [set_id]),
     }
-    # the histogram of the items' accuracy scores, as the report's chart
-    # draws it: the non-empty bins, highest first
+    # the histogram of the items' accuracy scores in the report chart's
+    # bins, highest first: every bin, an empty one with 0 (the histogram
+    # mart holds only the bins with items)
     out["scores"] = rows(
         cur,
-        "select b.bin_lower, b.bin_upper, h.n_items "
-        f"from {spec.score_histogram} as h "
-        "inner join marts.rpt_score_histogram_bins as b on b.scale = 'item' and b.bin = h.bin "
-        "where h.set_id = ? and h.series = 'accuracy_score' order by h.bin desc",
+        "select b.bin, b.bin_lower, b.bin_upper, coalesce(h.n_items, 0) as n_items "
+        "from marts.rpt_score_histogram_bins as b "
+        f"left join {spec.score_histogram} as h "
+        "on h.bin = b.bin and h.set_id = ? and h.series = 'accuracy_score' "
+        "where b.scale = 'item' order by b.bin desc",
         [set_id],
     )
-    for part in ("latency", "scores"):
-        largest = max((r["n_items"] for r in out[part]), default=0)
-        for r in out[part]:
+    out["latency_histograms"] = latency_histograms(cur, spec, set_id)
+    for part in [out["latency"], out["scores"], *(p["bins"] for p in out["latency_histograms"])]:
+        largest = max((r["n_items"] for r in part), default=0)
+        for r in part:
             r["share"] = r["n_items"] / largest if largest else 0.0  # bar length only
     return out
+
+
+def latency_histograms(cur: Cursor, spec: ItemTable, set_id: str) -> list[dict[str, Any]]:
+    """The set's latency histogram panels (a track, a latency class) in
+    their rubric's bins, as the report's chart draws them: every bin, an
+    empty one with 0, and the items without a latency (bin -1) apart."""
+    panels: dict[int, dict[str, Any]] = {}
+    for row in rows(
+        cur,
+        "with panels as (select distinct panel_order, panel_title, latency_rubric "
+        f"from {spec.latency_histogram} where set_id = ?) "
+        "select p.panel_order, p.panel_title, p.latency_rubric, b.bin, b.bin_lower_sec, b.bin_upper_sec, "
+        "b.is_overflow, coalesce(h.n_items, 0) as n_items "
+        "from panels as p "
+        "inner join marts.rpt_latency_histogram_bins as b on b.latency_rubric = p.latency_rubric "
+        f"left join {spec.latency_histogram} as h "
+        "on h.set_id = ? and h.panel_order = p.panel_order and h.bin = b.bin "
+        "order by p.panel_order, b.bin",
+        [set_id, set_id],
+    ):
+        panel = panels.setdefault(
+            row["panel_order"],
+            {"title": row["panel_title"], "rubric": row["latency_rubric"], "bins": [], "n_missing": 0},
+        )
+        panel["bins"].append(row)
+    for row in rows(
+        cur,
+        f"select panel_order, n_items from {spec.latency_histogram} where set_id = ? and bin = -1",
+        [set_id],
+    ):
+        if row["panel_order"] in panels:
+            panels[row["panel_order"]]["n_missing"] = row["n_items"]
+    return list(panels.values())
 
 
 # ---------------------------------------------------------------- compare

@@ -31,8 +31,9 @@ def context(con: duckdb.DuckDBPyConnection, set_id: str, top_n: int = 10) -> dic
         ),
         "failing_checks": rows(
             con,
-            "select check_label, reason, n_failed, actual_value from marts.rpt_recruit_failing_checks "
-            "where set_id = ? and check_rank <= ? order by check_rank",
+            "select c.check_label, c.reason, l.label_ko as reason_label, c.n_failed, c.actual_value "
+            "from marts.rpt_recruit_failing_checks as c left join rubric.reason_labels as l on l.reason = c.reason "
+            "where c.set_id = ? and c.check_rank <= ? order by c.check_rank",
             [set_id, top_n],
         ),
         "low_consistency": rows(
@@ -51,8 +52,9 @@ def context(con: duckdb.DuckDBPyConnection, set_id: str, top_n: int = 10) -> dic
         "distribution": distribution,
         "rejected_rows": rows(
             con,
-            "select line_number, reason, reason_detail from ops.rejected_rows "
-            "where source_file = ? and is_current order by line_number",
+            "select r.line_number, r.reason, l.label_ko as reason_label, r.reason_detail from ops.rejected_rows as r "
+            "left join rubric.reason_labels as l on l.reason = r.reason "
+            "where r.source_file = ? and r.is_current order by r.line_number",
             one,
         ),
     }

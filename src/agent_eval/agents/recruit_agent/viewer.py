@@ -10,10 +10,13 @@ ITEM_TABLE = ItemTable(
     table="marts.recruit_item_scores",
     segment="latency_class",
     segment_label="latency class",
-    segment_choices_sql="select latency_class from rubric.recruit_latency_classes order by latency_class",
+    segment_choices_sql=(
+        "select latency_class, latency_class from rubric.recruit_latency_classes order by latency_class"
+    ),
     rounds_table="marts.recruit_round_scores",
     sorts=ITEM_SORTS,
     score_histogram="marts.rpt_recruit_score_histogram",
+    latency_histogram="marts.rpt_recruit_latency_histogram",
     rounds_sql=(
         "select round, n_items, intent_score, accuracy_score, stability_score, latency_score "
         "from marts.recruit_round_scores where set_id = ? order by round_order"

@@ -39,8 +39,10 @@ def context(con: duckdb.DuckDBPyConnection, set_id: str) -> dict[str, Any]:
         ),
         "risk_patterns": rows(
             con,
-            "select status, status_reason, error_message, n_items, tracks from marts.rpt_resume_risk_patterns "
-            "where set_id = ? and pattern_rank <= 5 order by pattern_rank",
+            "select p.status, p.status_reason, l.label_ko as status_reason_label, p.error_message, p.n_items, "
+            "p.tracks from marts.rpt_resume_risk_patterns as p "
+            "left join rubric.reason_labels as l on l.reason = p.status_reason "
+            "where p.set_id = ? and p.pattern_rank <= 5 order by p.pattern_rank",
             one,
         ),
         "mismatches": rows(
@@ -58,10 +60,16 @@ def context(con: duckdb.DuckDBPyConnection, set_id: str) -> dict[str, Any]:
         ),
         "rejected_rows": rows(
             con,
-            "select line_number, reason, reason_detail from ops.rejected_rows "
-            "where source_file = ? and is_current order by line_number",
+            "select r.line_number, r.reason, l.label_ko as reason_label, r.reason_detail from ops.rejected_rows as r "
+            "left join rubric.reason_labels as l on l.reason = r.reason "
+            "where r.source_file = ? and r.is_current order by r.line_number",
             one,
         ),
+        # the tracks' display labels (`Track 1`): the one spelling of a track
+        "track_labels": {
+            r["track"]: r["track_label"]
+            for r in rows(con, "select track, track_label from rubric.resume_track_rubrics order by track")
+        },
     }
     ctx.update(tables(ctx))
     return ctx
@@ -88,4 +96,9 @@ def tables(ctx: dict[str, Any]) -> dict[str, Any]:
             entry = {"label": label, "counts": {}}
             entries.append(entry)
         entry["counts"][row["latency_score"]] = row["n_items"]
+    # a pattern's tracks ("1, 3" in the mart) by their labels
+    for pattern in ctx["risk_patterns"]:
+        pattern["track_labels"] = ", ".join(
+            ctx["track_labels"].get(int(t), t) for t in (pattern["tracks"] or "").split(", ") if t
+        )
     return {"per_round": per_round, "distribution": distribution}

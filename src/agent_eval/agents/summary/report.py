@@ -29,8 +29,10 @@ def context(con: duckdb.DuckDBPyConnection, set_id: str, worst_limit: int = 5) -
         ),
         "queue": rows(
             con,
-            "select metric, review_reason, n_pending, n_judged, n_failed "
-            "from marts.rpt_summary_review_queue_counts where set_id = ? order by metric, review_reason",
+            "select q.metric, q.review_reason, l.label_ko as review_reason_label, q.n_pending, q.n_judged, "
+            "q.n_failed from marts.rpt_summary_review_queue_counts as q "
+            "left join rubric.reason_labels as l on l.reason = q.review_reason "
+            "where q.set_id = ? order by q.metric, q.review_reason",
             one,
         ),
         "rejected_rows": rows(

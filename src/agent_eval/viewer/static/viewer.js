@@ -10,6 +10,17 @@
     return [{ series: [high, low], fill: "rgba(9, 105, 218, 0.12)" }];
   }
 
+  // a value in the legend: the tables' three decimals; "–" when missing
+  function fixed3(u, v) { return v == null ? "–" : v.toFixed(3); }
+
+  // uPlot's legend shows the hovered point; with the cursor off the chart it
+  // would show "--": show the latest point (the newest set) instead
+  function showLatest(u) {
+    if (u.cursor.idx == null && u.data[0].length) {
+      u.setLegend({ idx: u.data[0].length - 1 });
+    }
+  }
+
   function draw(el) {
     var data = JSON.parse(document.getElementById(el.dataset.chart).textContent);
     var dates = data.dates;
@@ -24,13 +35,14 @@
       ],
       series: [
         { label: "set" , value: function (u, v) { return v == null ? "" : dates[v] || ""; } },
-        { label: "value", stroke: "#0969da", width: 2, points: { show: true, size: 6 } },
-        { label: "95% low", stroke: "rgba(9, 105, 218, 0.35)", width: 1 },
-        { label: "95% high", stroke: "rgba(9, 105, 218, 0.35)", width: 1 },
-        { label: "rolling 7", stroke: "#9a6700", width: 1.5, dash: [6, 4] },
-        { label: "baseline", stroke: "#cf222e", width: 1.5, dash: [2, 3] }
+        { label: "value", stroke: "#0969da", width: 2, points: { show: true, size: 6 }, value: fixed3 },
+        { label: "95% low", stroke: "rgba(9, 105, 218, 0.35)", width: 1, value: fixed3 },
+        { label: "95% high", stroke: "rgba(9, 105, 218, 0.35)", width: 1, value: fixed3 },
+        { label: "rolling 7", stroke: "#9a6700", width: 1.5, dash: [6, 4], value: fixed3 },
+        { label: "baseline", stroke: "#cf222e", width: 1.5, dash: [2, 3], value: fixed3 }
       ],
-      bands: band(null, 2, 3)
+      bands: band(null, 2, 3),
+      hooks: { ready: [showLatest], setCursor: [showLatest] }
     };
     var rows = [data.x, data.value, data.ci_low, data.ci_high, data.rolling_7, data.baseline];
     el.textContent = "";
