@@ -152,15 +152,16 @@ def test_a_stage_ends_when_its_nodes_have_ended_not_when_dbt_does(tmp_path):
         shown.dbt_line(node_event(kind, path, status, uid, result=result))
     assert out.getvalue().split()[:2] == ["load", "done"]
     # totals that do not describe dbt's selection (its total differs) are not trusted:
-    # a stage then ends with dbt
-    other = io.StringIO()
+    # a stage then ends with dbt; the manifest is read once, at the first node
+    other, reads = io.StringIO(), []
     shown = progress.BuildProgress(
-        other, tmp_path / "build2.log", live=False, totals=lambda: (TOTALS[0], 99), clock=clock
+        other, tmp_path / "build2.log", live=False, totals=lambda: reads.append(1) or (TOTALS[0], 99), clock=clock
     )
     shown.start()
     for kind, path, uid, status, result in NODES[:2]:
         shown.dbt_line(node_event(kind, path, "started", uid))
         shown.dbt_line(node_event(kind, path, status, uid, result=result))
+    assert reads == [1]
     assert other.getvalue() == ""
     shown.dbt_done(ok=False)
     assert other.getvalue().split()[:4] == ["load", "done", "0.0s", "2"]

@@ -223,8 +223,9 @@ class BuildProgress:
         info, data = event.get("info", {}), event.get("data", {})
         if info.get("level") == "error" and not str(info.get("name", "")).endswith("Result"):
             self.errors.append(ANSI.sub("", str(info.get("msg", ""))))
-        if info.get("name") == "LogStartLine" and self.stages["load"].total is None:
+        if info.get("name") == "LogStartLine" and self.totals is not None:
             self._set_totals(data.get("total"))
+            self.totals = None  # once: the manifest is read at the first node
         node = data.get("node_info") or {}
         stage_name = stage_of(node.get("resource_type", ""), node.get("node_path", ""))
         if stage_name is None:
