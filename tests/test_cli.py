@@ -106,6 +106,8 @@ def run_stages(shown: progress.BuildProgress, clock: Clock) -> None:
         clock.now += 1
         shown.dbt_line(node_event(kind, path, status, uid, result=result))
     shown.dbt_line(dbt_event("RunResultError", "\x1b[31m  Runtime Error in test x\x1b[0m", level="error"))
+    # a node's own error-level lines are not dbt's account of the failure
+    shown.dbt_line(dbt_event("LogSkipBecauseError", "SKIP relation y due to ephemeral model status", level="error"))
     shown.dbt_line("Traceback (most recent call last): not an event")
     shown.dbt_done(ok=True)
     shown.begin("publish")
@@ -347,3 +349,20 @@ def test_report_renders_the_morning_page_as_a_build_does(built, tmp_path, capsys
     assert page.read_text(encoding="utf-8") == (wh.paths.reports_dir / "morning" / "2026-11-01.md").read_text(
         encoding="utf-8"
     )
+
+
+def test_dbts_errors_in_a_failure_message_are_cut_to_what_says_what_and_where(tmp_path):
+    shown = progress.BuildProgress(io.StringIO(), tmp_path / "build.log", live=False)
+    traceback = ["Runtime Error in model m (models/raw/m.py)", "  Python model failed:", "  Traceback (most recent"]
+    traceback += [f"    frame {i}" for i in range(20)] + ["  NotADirectoryError: [Errno 20] Not a directory: 'x'"]
+    shown.dbt_line(dbt_event("RunResultError", "\n".join(traceback), level="error"))
+    shown.dbt_line(dbt_event("MainEncounteredError", "Encountered an error:\nParsing Error", level="error"))
+    assert shown.error_lines(limit=40) == [
+        *traceback[:3],
+        "  ...",
+        "    frame 19",
+        "  NotADirectoryError: [Errno 20] Not a directory: 'x'",
+        "Encountered an error:",
+        "Parsing Error",
+    ]
+    assert shown.error_lines(limit=2) == [*traceback[:2], f"... (6 more lines in {tmp_path / 'build.log'})"]

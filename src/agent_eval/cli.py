@@ -450,7 +450,7 @@ def cmd_build(
                 if not gates.only_verdicts_failed(paths.target_dir):
                     failure = f"{err}; dbt's output: {log_path}"
                     if shown.errors:
-                        failure += "\n" + "\n".join(shown.errors[:MAX_DBT_ERROR_LINES])
+                        failure += "\n" + "\n".join(shown.error_lines(MAX_DBT_ERROR_LINES))
                     # name the deliveries of tonight that each failed model read
                     failed = suspects.failed_models(paths.target_dir, paths.db_path, started, paths.project_dir)
                     if failed:

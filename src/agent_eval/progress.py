@@ -40,6 +40,10 @@ ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 REDRAW_SECONDS = 0.5
 DRAW_SECONDS = 0.1
 ENDED = ("done", "failed", "stopped", "skipped")
+# dbt's account of what failed (the end-of-run summary, an error before any
+# node ran), not its per-node lines (a failure, the nodes it skipped)
+ERROR_SUMMARY = ("RunResult", "Main")
+ERROR_HEAD, ERROR_TAIL = 3, 2  # lines kept of a long error (a Python model's traceback)
 
 
 def stage_of(resource_type: str, path: str) -> str | None:
@@ -221,7 +225,7 @@ class BuildProgress:
 
     def _event(self, event: dict[str, Any]) -> None:
         info, data = event.get("info", {}), event.get("data", {})
-        if info.get("level") == "error" and not str(info.get("name", "")).endswith("Result"):
+        if info.get("level") == "error" and str(info.get("name", "")).startswith(ERROR_SUMMARY):
             self.errors.append(ANSI.sub("", str(info.get("msg", ""))))
         if info.get("name") == "LogStartLine" and self.totals is not None:
             self._set_totals(data.get("total"))
@@ -301,6 +305,20 @@ class BuildProgress:
             if names:
                 parts.append(f"{len(names)} {word}: {', '.join(names[:3])}{', ...' if len(names) > 3 else ''}")
         return f"{counted} {noun}" + (f" ({'; '.join(parts)})" if parts else "")
+
+    def error_lines(self, limit: int) -> list[str]:
+        """dbt's errors for a failure message, at most ``limit`` lines: a
+        long one (a traceback) cut to its first and last lines, where a
+        Python model's exception says what and where."""
+        lines: list[str] = []
+        for error in self.errors:
+            text = [line for line in error.splitlines() if line.strip()]
+            if len(text) > ERROR_HEAD + ERROR_TAIL + 1:
+                text = [*text[:ERROR_HEAD], "  ...", *text[-ERROR_TAIL:]]
+            lines += text
+        if len(lines) > limit:
+            lines = [*lines[:limit], f"... ({len(lines) - limit} more lines in {self.log_path})"]
+        return lines
 
     # ---------- the Python steps
 
