@@ -5,26 +5,37 @@ BIN := $(VENV)/bin
 DBT := $(BIN)/dbt
 export DBT_PROFILES_DIR := $(CURDIR)
 
-.PHONY: setup lock browser demo serve test test-fast lint build docs bench readme-chart clean fixtures fixtures-every-eval-ever
+.PHONY: setup setup-dev lock browser demo serve test test-fast lint build docs bench readme-chart clean fixtures fixtures-every-eval-ever
 
 # Installs exactly the versions in constraints.txt (the lock, written by
 # `make lock`), so a new release of any dependency cannot change a fresh
-# clone's behaviour overnight.
+# clone's behaviour overnight. `setup` is the runtime only (what `demo`,
+# `serve`, `build`, `docs` and `bench` run); `setup-dev` adds the dev extra
+# (pytest, the linters, the browser test's playwright, polars and scipy for
+# the checks), which `test`, `lint`, `test-fast` and `lock` need: as large
+# again as the runtime.
+DEV := $(VENV)/.dev-installed
 $(BIN)/agent-eval: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -c constraints.txt -e .
+	touch $@
+
+$(DEV): $(BIN)/agent-eval
 	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev]"
 	touch $@
 
 # Refresh the lock after changing dependencies in pyproject.toml (or to take
 # new releases): resolves from PyPI with pip-compile (pip-tools, a dev
 # dependency), then reinstalls. Commit constraints.txt with the change.
-lock:
+lock: $(DEV)
 	$(BIN)/pip-compile --quiet --upgrade --extra dev --strip-extras --no-emit-index-url \
 	  --no-emit-find-links --output-file constraints.txt pyproject.toml
 	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev]"
 
 setup: $(BIN)/agent-eval
+
+setup-dev: $(DEV)
 
 demo: setup
 	$(BIN)/agent-eval demo
@@ -46,18 +57,18 @@ browser:
 	fi
 	@"$(CHROMIUM)" --version
 
-test: setup browser lint
+test: setup-dev browser lint
 	$(BIN)/python -m pytest -n 2 --dist loadfile --durations 15
 
 # SQL and Python lint (both part of `make test`): sqlfluff on the models,
 # macros and singular tests; ruff's checks and its formatting on the Python.
-lint: setup
+lint: setup-dev
 	$(BIN)/sqlfluff lint --processes 2 models macros tests/dbt
 	$(BIN)/ruff check src tests scripts
 	$(BIN)/ruff format --check src tests scripts
 
 # The pure-Python tests (no dbt build): seconds, for the edit-test loop.
-test-fast: setup
+test-fast: setup-dev
 	$(BIN)/python -m pytest -m "not dbt" -q
 
 build: setup
@@ -112,7 +123,7 @@ fixtures-every-eval-ever:
 
 # The images shown in the README ("Charts", "The morning summary", "Browsing
 # the results"), from the bundled samples.
-readme-chart: demo browser
+readme-chart: demo setup-dev browser
 	cp reports/demo/resume_agent/2026-11-01/resume_agent_nightly.latency_hist.png docs/img/resume_agent_latency_hist.png
 	cp reports/demo/morning/2026-11-02.overview.png docs/img/morning_overview.png
 	$(BIN)/python scripts/viewer_screenshot.py warehouse/published/demo.duckdb docs/img/viewer_overview.png

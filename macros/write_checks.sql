@@ -153,8 +153,10 @@
     {#- One line per rejected file in dbt's output ("rejected input: <file>:
         <reason>"), read when the test assert_no_rejected_input runs (its
         models are built by then): the latest observation of a file is a
-        rejection, or a current set has rejected rows. -#}
-    {%- if execute -%}
+        rejection, or a current set has rejected rows. Only when tests run
+        (build, test): `dbt docs generate` and `dbt compile` compile the
+        test too, and a catalogue is no verdict on the night's input. -#}
+    {%- if execute and flags.WHICH in ('build', 'test', 'retry') -%}
         {%- set found = run_query(
             "select source_file, 'file rejected: ' || reject_reason from "
             ~ rejected_files ~ " where is_latest union all "

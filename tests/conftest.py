@@ -135,7 +135,8 @@ class Snapshot:
 
 # Modules that never run dbt: `make test-fast` (pytest -m "not dbt") runs
 # them in seconds. Every other module is marked `dbt`, so a new module is
-# slow until it is listed here.
+# slow until it is listed here; a test of a listed module that builds
+# carries @pytest.mark.dbt itself.
 FAST_MODULES = {
     "test_agents",
     "test_cli",

@@ -8,8 +8,8 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from agent_eval import runner
-from conftest import Warehouse
+from agent_eval import cli, progress, runner
+from conftest import PROJECT_DIR, Warehouse
 
 
 @pytest.fixture(params=["subprocess", "preloaded"])
@@ -38,3 +38,42 @@ def test_the_warehouse_is_free_once_dbt_returns(mode, tmp_path):
     runner.run_dbt(wh.paths, ["run", "--select", "raw_drop_files"], quiet=True)
     with duckdb.connect(str(wh.paths.db_path)) as con:  # read-write: fails if dbt still held it
         assert con.execute("select count(*) from raw.raw_drop_files").fetchone() == (0,)
+
+
+def test_on_line_hands_over_dbts_output_line_by_line_and_prints_nothing(mode, tmp_path, capfd):
+    wh = Warehouse(tmp_path)
+    lines: list[str] = []
+    runner.run_dbt(wh.paths, ["ls", "--select", "raw_drop_files", "--output", "path"], on_line=lines.append)
+    assert "models/raw/common/raw_drop_files.py" in [line.rstrip("\n") for line in lines], lines
+    assert capfd.readouterr().out == ""
+    with pytest.raises(runner.DbtFailed) as failure:
+        runner.run_dbt(wh.paths, ["no-such-command"], on_line=lines.append)
+    assert "failed with exit code 2" in str(failure.value)
+    assert any("No such command 'no-such-command'" in line for line in lines)
+
+
+def test_a_build_shows_its_stages_and_writes_dbts_lines_to_the_log_it_names(built, capsys):
+    """The stages in order, each once; none of dbt's ~300 lines on screen
+    (nor its red "Completed with 1 error" for the rejected input); dbt's
+    lines in build.log, which the summary names."""
+    wh, code = built("basic")
+    capsys.readouterr()
+    assert wh.build(reports=True) == code == cli.EXIT_REJECTED  # basic holds 2 rejected rows
+    out = capsys.readouterr().out
+    progress_part, summary = out.split("== summary ==")
+    header, *stage_lines = [line for line in progress_part.splitlines() if line.strip()]
+    assert header == f"agent-eval build: {wh.paths.drops_dir} -> {wh.paths.db_path}"
+    assert [line.split()[0] for line in stage_lines] == list(progress.STAGES)
+    # load: every loader (a Python model under models/raw) and every seed
+    n_load = len(list((PROJECT_DIR / "models" / "raw").rglob("*.py"))) + len(
+        list((PROJECT_DIR / "seeds").rglob("*.csv"))
+    )
+    assert stage_lines[0].split()[:2] == ["load", "done"] and f" {n_load}/{n_load} nodes" in stage_lines[0]
+    assert "assert_no_rejected_input" in stage_lines[-1]  # the failed test, named in the gates line
+    for dbt_says in ("Running with dbt", " START ", "Completed with", "Done. PASS="):
+        assert dbt_says not in out, dbt_says
+    log = wh.paths.log_dir / progress.BUILD_LOG
+    assert f"dbt's output: {log} " in summary
+    text = log.read_text(encoding="utf-8")
+    assert "Running with dbt=" in text and "rejected input: 2026-11-01/resume_agent_basic.csv: " in text
+    assert "Completed with 1 error" in text and "\x1b[" not in text

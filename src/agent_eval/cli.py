@@ -6,16 +6,14 @@ Exit codes (also in the README):
   1  failed: dbt (a model error or a failing data test), publishing or a
      report; when dbt failed nothing is published; or the working warehouse
      is damaged (one line naming it and the way back)
-  2  usage error (bad option, missing folder), or another command holds the
+  2  usage error (bad option, missing folder, an output path that cannot be
+     written: one line naming it and why), or another command holds the
      warehouse
   3  built and published, but input was rejected: a file whose latest version is rejected,
      or rejected rows in a current set; the message names file, line, reason;
      or an imported run's figures disagree with its tool's
   4  built and published, but a quality gate failed (seed quality_gates): the
      message names agent, metric, value and limit; wins over 3
-`evaluate` uses the same codes: 2 for a missing file / folder, 3 for input
-that is invalid (expected file against expected-schema.json, simulation file
-without runId, empty run) or has rejected lines (the result is still written).
 """
 
 from __future__ import annotations
@@ -25,6 +23,8 @@ import contextlib
 import json
 import os
 import sys
+import tempfile
+from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,6 +42,62 @@ EXIT_USAGE = 2
 EXIT_REJECTED = 3
 EXIT_GATE_FAILED = 4
 EXIT_CODES = __doc__[__doc__.index("Exit codes") :].strip()
+# the other commands' codes (their --help epilogs); 2 is also argparse's own
+# code for a bad option
+USAGE = "  2  usage error (bad option; an output path that cannot be written: one line naming it and why)"
+DAMAGED = "  1  the working warehouse is damaged (one line naming it and the way back)"
+HELD = "     or another command holds the warehouse"
+REPORT_EXIT_CODES = f"""Exit codes:
+  0  rendered
+{DAMAGED}
+{USAGE};
+     no warehouse yet, or --set names no set"""
+SAMPLES_EXIT_CODES = f"""Exit codes:
+  0  written
+{USAGE}"""
+JUDGE_EXIT_CODES = f"""Exit codes:
+  0  judged and published, or not configured (nothing sent)
+  1  the rebuild or the publish afterwards failed; or the warehouse is damaged
+{USAGE};
+     the judge's settings are invalid, no warehouse yet,
+{HELD}"""
+GATES_EXIT_CODES = f"""Exit codes:
+  0  no quality gate failed
+{USAGE};
+     no warehouse yet
+  4  a quality gate failed"""
+EXPORT_EXIT_CODES = f"""Exit codes:
+  0  written
+  1  every-eval-ever: a document the schema refuses (nothing written)
+{USAGE};
+     no warehouse (xlsx) or published file (every-eval-ever) yet, or a set it does not hold"""
+WITHDRAW_EXIT_CODES = f"""Exit codes:
+  0  recorded (the next build applies it)
+{DAMAGED}
+{USAGE};
+     no such delivery, no warehouse yet,
+{HELD}"""
+PUBLISH_EXIT_CODES = f"""Exit codes:
+  0  published
+  1  dbt's last run failed (without --force), or publishing failed: the
+     published files are unchanged; or the working warehouse is damaged
+{USAGE};
+     no warehouse or no dbt run results yet,
+{HELD}"""
+SERVE_EXIT_CODES = f"""Exit codes:
+  0  stopped (Ctrl-C)
+{USAGE};
+     a --host beyond loopback without AGENT_EVAL_SERVE_TOKEN"""
+EVALUATE_EXIT_CODES = f"""Exit codes:
+  0  evaluated, no line rejected
+{USAGE};
+     a missing expected file, run folder or simulation file
+  3  invalid input (expected file against expected-schema.json, simulation
+     file without runId, an empty run), or rejected lines (the result is
+     still written)"""
+# what every "nothing to read yet" message tells the user to run
+BUILD_FIRST = "run `agent-eval build` first"
+MAX_DBT_ERROR_LINES = 40
 
 
 def package_version() -> str:
@@ -85,21 +141,39 @@ def _common(
         )
 
 
+def _command(
+    sub: argparse._SubParsersAction, name: str, help: str, exit_codes: str, description: str | None = None
+) -> argparse.ArgumentParser:
+    """A command: ``help`` is its one line in `agent-eval --help` (short
+    enough for one line of an 80-column terminal), ``description`` what its
+    own --help says first (default: the same), ``exit_codes`` its epilog."""
+    return sub.add_parser(
+        name,
+        help=help,
+        description=description or help[0].upper() + help[1:] + ".",
+        epilog=exit_codes,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent-eval",
         description="Agent evaluation warehouse: load nightly drops, score them with dbt, render reports.",
-        epilog=EXIT_CODES,
+        epilog=EXIT_CODES + "\nEach command's --help lists the codes it uses.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    build = sub.add_parser(
+    build = _command(
+        sub,
         "build",
-        help="dbt build on the drops, then render every report",
-        epilog=EXIT_CODES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "load the drops, score them with dbt, publish, report",
+        EXIT_CODES,
+        description="dbt build on the drops (load, score, history, tests), then publish the served copy, "
+        "render every report and the morning page, and check the quality gates. Shows one line per stage; "
+        "dbt's own output goes to build.log in dbt's log folder (the summary names it).",
     )
     _common(build)
     build.add_argument("--full-refresh", action="store_true", help="rebuild every model from raw history")
@@ -114,42 +188,66 @@ def build_parser() -> argparse.ArgumentParser:
         help="the default (selector nightly): kept for scripts written for earlier releases",
     )
     build.add_argument("--no-reports", action="store_true", help="do not render reports")
+    _verbose(build)
 
-    rep = sub.add_parser("report", help="render markdown reports from the marts")
+    rep = _command(
+        sub,
+        "report",
+        "render the reports and the morning page again",
+        REPORT_EXIT_CODES,
+        description="Render the markdown reports (with their charts) of every set from the marts, and the "
+        "morning page of the newest drop (<reports>/morning/<date>.md).",
+    )
     _common(rep, drops=False, published=False)
-    rep.add_argument("--set", dest="sets", action="append", help="only this set id (repeatable)")
+    rep.add_argument("--set", dest="sets", action="append", help="only this set id (repeatable; no morning page)")
     rep.add_argument(
-        "--latest", action="store_true", help="only the morning summary of the newest drop: <reports>/morning/<date>.md"
+        "--latest", action="store_true", help="only the morning page of the newest drop: <reports>/morning/<date>.md"
     )
 
-    demo = sub.add_parser(
+    demo = _command(
+        sub,
         "demo",
-        help="build the bundled sample drops into a fresh demo warehouse",
-        epilog=EXIT_CODES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "build the bundled sample drops into a fresh warehouse",
+        EXIT_CODES,
+        description="Build the bundled sample drops into a fresh demo warehouse, as `build` does. The samples "
+        "hold deliberately bad input: a demo that shows it rejected exits 0.",
     )
     _common(demo, demo=True)
+    _verbose(demo)
 
-    gen = sub.add_parser("samples", help="write deterministic sample drops")
+    gen = _command(sub, "samples", "write the deterministic sample drops", SAMPLES_EXIT_CODES)
     gen.add_argument("--out", required=True, help="drops folder to write into")
     gen.add_argument("--rows", type=int, help="instead of the bundled sample: one resume CSV of about this many rows")
     gen.add_argument("--seed", type=int, default=7)
 
-    jud = sub.add_parser(
+    jud = _command(
+        sub,
         "judge",
-        help="LLM correction of the summary review queue (off unless AGENT_EVAL_JUDGE_BASE_URL is set)",
+        "LLM correction of the summary review queue",
+        JUDGE_EXIT_CODES,
+        description="LLM correction of the summary review queue, then a rebuild of the marts that read it "
+        "and a publish. Off unless AGENT_EVAL_JUDGE_BASE_URL is set.",
     )
     _common(jud, drops=False)
     jud.add_argument("--limit", type=int, help="send at most this many review items")
     jud.add_argument("--no-build", action="store_true", help="do not rebuild the summary marts afterwards")
 
-    gat = sub.add_parser("gates", help="show the quality gates of the newest sets and write them as JUnit XML")
+    gat = _command(
+        sub,
+        "gates",
+        "show the quality gates and write them as JUnit XML",
+        GATES_EXIT_CODES,
+        description="Show the quality gates of the newest sets (as the last build left them) and write them "
+        "as JUnit XML.",
+    )
     _common(gat, drops=False, published=False)
     gat.add_argument("--junit", help=f"the JUnit XML to write (default <reports>/{gates.JUNIT_FILE})")
 
-    exp = sub.add_parser(
+    exp = _command(
+        sub,
         "export",
-        help="write the summary marts to an Excel workbook, or sets as Every Eval Ever files",
+        "the summary marts as Excel, or sets as EEE files",
+        EXPORT_EXIT_CODES,
         description="xlsx: the summary marts of the working warehouse as one workbook. every-eval-ever: "
         "any set of any agent of the published file (published/ beside --db, or $AGENT_EVAL_PUBLISHED) as "
         "EvalEval's aggregate JSON and instance JSONL (docs/every-eval-ever.md).",
@@ -163,9 +261,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     exp.add_argument("--set", dest="sets", action="append", help="only this set id (repeatable)")
     exp.add_argument("set_ids", nargs="*", metavar="SET", help="only these set ids (as --set)")
-    wd = sub.add_parser(
+    wd = _command(
+        sub,
         "withdraw",
-        help="take back a delivery: its sets leave every mart, history and report at the next build",
+        "take a delivery back at the next build",
+        WITHDRAW_EXIT_CODES,
+        description="Take back a delivery: at the next build its sets leave every mart, history and report "
+        "(its rows stay in raw history; --undo restores it).",
     )
     _common(wd, reports=False, published=False)
     wd.add_argument(
@@ -175,23 +277,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     wd.add_argument("--reason", required=True, help="why (kept in operator.withdrawals with who and when)")
     wd.add_argument("--undo", action="store_true", help="restore a withdrawn delivery instead")
-    pub = sub.add_parser(
+    pub = _command(
+        sub,
         "publish",
-        help="publish the working warehouse as it is (after a plain `dbt build`): same checks, atomic swap",
+        "publish the warehouse as it is (after `dbt build`)",
+        PUBLISH_EXIT_CODES,
         description="Copy the marts, ops and rubric tables of the working warehouse to the published "
-        "DuckDB file and Parquet folders, as `agent-eval build` does after dbt. Refuses when dbt's last "
-        "run (run_results.json) failed, other than a quality gate, unless --force.",
+        "DuckDB file and Parquet folders, as `agent-eval build` does after dbt: same checks, atomic swap. "
+        "Refuses when dbt's last run (run_results.json) failed, other than a quality gate, unless --force.",
     )
     _common(pub, drops=False, reports=False)
     pub.add_argument(
         "--force", action="store_true", help="publish even though dbt's last run failed (what it left is published)"
     )
-    srv = sub.add_parser(
+    srv = _command(
+        sub,
         "serve",
-        help="browse the published file in a web viewer (read-only; http://127.0.0.1:8765 by default)",
-        description="Start the web viewer on the published DuckDB file: overview, series, sets, items, "
-        "summary, engagement and compare pages. Read-only; a nightly build publishing meanwhile is "
-        "picked up by the next request. Binding beyond loopback requires $AGENT_EVAL_SERVE_TOKEN.",
+        "browse the published file in a web viewer",
+        SERVE_EXIT_CODES,
+        description="Start the web viewer on the published DuckDB file (http://127.0.0.1:8765 by default): "
+        "overview, series, sets, items, summary, engagement and compare pages. Read-only; a nightly build "
+        "publishing meanwhile is picked up by the next request. Binding beyond loopback requires "
+        "$AGENT_EVAL_SERVE_TOKEN.",
     )
     _common(srv, drops=False, reports=False)
     srv.add_argument(
@@ -211,12 +318,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _verbose(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also print dbt's own output as it comes (it always goes to build.log in dbt's log folder)",
+    )
+
+
 def _evaluate_parser(sub: argparse._SubParsersAction) -> None:
-    ev = sub.add_parser(
+    ev = _command(
+        sub,
         "evaluate",
-        help="compare one agent run's like/comment actions with expected data (SPEC 5)",
+        "score one engagement run against expected data",
+        EVALUATE_EXIT_CODES,
         description="Evaluate one run folder (<agentId>/actions.jsonl files) against an "
-        "expected.json, with the warehouse's dbt models; write the result JSON.",
+        "expected.json, with the warehouse's dbt models; write the result JSON (SPEC 5).",
     )
     ev.add_argument("--expected", required=True, help="expected data JSON (expected-schema.json)")
     which = ev.add_mutually_exclusive_group()
@@ -239,6 +357,18 @@ def _evaluate_parser(sub: argparse._SubParsersAction) -> None:
     ev.add_argument("--project-dir", help="the dbt project (default: found from here)")
 
 
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line; a usage error is reported with the usage of the
+    command it belongs to (argparse leaves an unknown option of a command
+    to the top-level parser, whose usage says nothing about that command)."""
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        commands.choices[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args
+
+
 def _paths(args: argparse.Namespace) -> Paths:
     return resolve_paths(
         db=args.db,
@@ -250,28 +380,56 @@ def _paths(args: argparse.Namespace) -> Paths:
 
 
 def cmd_build(
-    paths: Paths, full_refresh: bool = False, unit_tests: bool = False, reports: bool = True, data_tests: bool = True
+    paths: Paths,
+    full_refresh: bool = False,
+    unit_tests: bool = False,
+    reports: bool = True,
+    data_tests: bool = True,
+    verbose: bool = False,
 ) -> int:
     """dbt build into the working database, publish the served copy, render
     reports, print the summary. Nothing is published when dbt fails.
     The selection is selectors.yml's `nightly` (what a plain `dbt build`
     runs: no unit tests), or `everything` with ``unit_tests``.
     ``data_tests=False`` leaves dbt's data tests out (the test suite's
-    builds that check loading semantics, not the data tests)."""
+    builds that check loading semantics, not the data tests).
+    While it runs it shows one line per stage (agent_eval.progress); dbt's
+    own lines go to <dbt log folder>/build.log, and with ``verbose`` to
+    stdout as well."""
     if not paths.drops_dir.is_dir():
         print(f"agent-eval: drops folder {paths.drops_dir} does not exist", file=sys.stderr)
         return EXIT_USAGE
+    unwritable = unwritable_outputs(paths)
+    if unwritable:
+        print(f"agent-eval: {unwritable}", file=sys.stderr)
+        return EXIT_USAGE
 
     def locked() -> int:
-        from agent_eval import morning, publish
+        from agent_eval import morning, progress, publish
 
-        print(f"agent-eval [1/3] dbt build: {paths.drops_dir} -> {paths.db_path}", flush=True)
+        print(f"agent-eval build: {paths.drops_dir} -> {paths.db_path}", flush=True)
+        log_path = paths.log_dir / progress.BUILD_LOG
+        shown = progress.BuildProgress(
+            sys.stdout,
+            log_path,
+            live=sys.stdout.isatty() and os.environ.get("TERM") != "dumb",
+            verbose=verbose,
+            totals=lambda: progress.stage_totals(
+                paths.target_dir / "manifest.json", unit_tests=unit_tests, data_tests=data_tests
+            ),
+        )
         dbt_args = [
             "build",
             "--project-dir",
             str(paths.project_dir),
             "--selector",
             "everything" if unit_tests else "nightly",
+            # events on stdout (the stages, and dbt's lines for build.log);
+            # dbt.log stays dbt's debug text
+            "--log-format",
+            "json",
+            "--log-format-file",
+            "debug",
         ]
         if full_refresh:
             dbt_args.append("--full-refresh")
@@ -280,51 +438,75 @@ def cmd_build(
         failure: str | None = None
         started = datetime.now(UTC).replace(tzinfo=None)
         rows_before = runner.raw_row_counts(paths.db_path)
+        shown.start()
         try:
-            # a subprocess: when it returns, dbt's connections and file lock are gone
-            runner.run_dbt(paths, dbt_args)
-        except runner.DbtFailed as err:
-            # a failing quality gate or rejected input is a verdict on the night,
-            # not a broken build: every score is there, so publish and report it
-            # all the same (exit 4 / 3)
-            if not gates.only_verdicts_failed(paths.target_dir):
-                failure = str(err)
-                # name the deliveries of tonight that each failed model read
-                failed = suspects.failed_models(paths.target_dir, paths.db_path, started, paths.project_dir)
-                if failed:
-                    failure += "\n" + "\n".join(suspects.describe(failed))
-                # the last line names the cause (a full disk: the error and its path)
-                cause = suspects.first_error(paths.target_dir, started)
-                if cause:
-                    failure += f"\nagent-eval: cause: {cause}"
-        if not paths.db_path.exists():
-            print(f"agent-eval: FAILED: {failure or 'no warehouse was written'}", file=sys.stderr)
-            return EXIT_FAILED
-        try:
-            summary = runner.read_summary(paths.db_path, since=started, rows_before=rows_before)
-            summary.files_known = failure is None or suspects.manifest_step_ended(paths.target_dir, started)
-        except Exception as err:  # the build failed before the ops tables existed
-            print(f"agent-eval: FAILED: {failure or err}", file=sys.stderr)
-            return EXIT_FAILED
-        published: publish.Published | None = None
-        if failure is None:
-            print(f"agent-eval [2/3] publishing to {paths.publish_dir}", flush=True)
             try:
-                published = publish.publish(paths)
-            except publish.PublishError as err:
-                failure = f"publish failed (the previous published files are unchanged): {err}"
-        written: list[Path] = []
-        if reports and failure is None:
-            print(f"agent-eval [3/3] rendering reports into {paths.reports_dir}", flush=True)
+                # a subprocess: when it returns, dbt's connections and file lock are gone
+                runner.run_dbt(paths, dbt_args, on_line=shown.dbt_line)
+            except runner.DbtFailed as err:
+                # a failing quality gate or rejected input is a verdict on the night,
+                # not a broken build: every score is there, so publish and report it
+                # all the same (exit 4 / 3)
+                if not gates.only_verdicts_failed(paths.target_dir):
+                    failure = f"{err}; dbt's output: {log_path}"
+                    if shown.errors:
+                        failure += "\n" + "\n".join(shown.error_lines(MAX_DBT_ERROR_LINES))
+                    # name the deliveries of tonight that each failed model read
+                    failed = suspects.failed_models(paths.target_dir, paths.db_path, started, paths.project_dir)
+                    if failed:
+                        failure += "\n" + "\n".join(suspects.describe(failed))
+                    # the last line names the cause (a full disk: the error and its path)
+                    cause = suspects.first_error(paths.target_dir, started)
+                    if cause:
+                        failure += f"\nagent-eval: cause: {cause}"
+            shown.dbt_done(ok=failure is None)
+            if not paths.db_path.exists():
+                shown.close()
+                print(f"agent-eval: FAILED: {failure or 'no warehouse was written'}", file=sys.stderr)
+                return EXIT_FAILED
             try:
-                written = report.render_all(paths.db_path, paths.reports_dir)
-                page = morning.render_morning(paths.db_path, paths.reports_dir)
-                if page is not None:
-                    written.append(page)
-            except Exception as err:
-                failure = f"report rendering failed: {type(err).__name__}: {err}"
+                summary = runner.read_summary(paths.db_path, since=started, rows_before=rows_before)
+                summary.files_known = failure is None or suspects.manifest_step_ended(paths.target_dir, started)
+            except Exception as err:  # the build failed before the ops tables existed
+                shown.close()
+                print(f"agent-eval: FAILED: {failure or err}", file=sys.stderr)
+                return EXIT_FAILED
+            published: publish.Published | None = None
+            if failure is None:
+                shown.begin("publish", f"-> {paths.publish_dir}")
+                try:
+                    published = publish.publish(paths)
+                    shown.finish("publish", f"{len(published.tables)} tables -> {paths.publish_dir}")
+                except publish.PublishError as err:
+                    failure = f"publish failed (the previous published files are unchanged): {err}"
+                    shown.finish("publish", "failed: the previous published files are unchanged", failed=True)
+            else:
+                shown.skip("publish", "dbt failed: nothing published")
+            written: list[Path] = []
+            if reports and failure is None:
+                shown.begin("reports", f"-> {paths.reports_dir}")
+                try:
+                    written = report.render_all(paths.db_path, paths.reports_dir)
+                    page = morning.render_morning(paths.db_path, paths.reports_dir)
+                    if page is not None:
+                        written.append(page)
+                    shown.finish("reports", f"{len(written)} files -> {paths.reports_dir}")
+                except Exception as err:
+                    failure = f"report rendering failed: {type(err).__name__}: {err}"
+                    shown.finish("reports", f"failed: {type(err).__name__}", failed=True)
+            else:
+                shown.skip("reports", "--no-reports" if failure is None else "not rendered: the build failed")
 
-        gate_results = gates.read_results(paths.db_path)
+            shown.begin("gates")
+            gate_results = gates.read_results(paths.db_path)
+            junit: Path | None = None
+            if gate_results:
+                junit = gates.write_junit(gate_results, paths.reports_dir / gates.JUNIT_FILE)
+            gate_failed = gates.has_failures(gate_results)
+            shown.finish("gates", gate_counts(gate_results), failed=gate_failed)
+        finally:
+            shown.close()
+
         junit: Path | None = None
         if gate_results:
             junit = gates.write_junit(gate_results, paths.reports_dir / gates.JUNIT_FILE)
@@ -344,6 +526,7 @@ def cmd_build(
         else:
             print(f"published: nothing; {paths.published_db} is unchanged")
         print(f"working database (dbt only, do not open it from BI tools): {paths.db_path}")
+        print(f"dbt's output: {log_path} (its debug log: {paths.log_dir / 'dbt.log'})")
 
         if failure:
             print(f"agent-eval: FAILED (exit {EXIT_FAILED}): {failure}", file=sys.stderr)
@@ -380,12 +563,83 @@ def cmd_build(
     return under_lock(paths, locked)
 
 
+def os_error_line(err: OSError) -> str:
+    """``err`` in one line: the path, then the reason (no errno, no traceback)."""
+    if err.filename is None:
+        return str(err)
+    where = f"{err.filename}" + (f" -> {err.filename2}" if err.filename2 else "")
+    return f"{where}: {err.strerror or err}"
+
+
+def unwritable_line(path: Path, err: OSError) -> str:
+    """One line for an output path that cannot be written: the path given,
+    the reason, and where it failed when that is another path (a parent)."""
+    failed = "" if err.filename is None or Path(err.filename) == path else f" ({err.filename})"
+    return f"cannot write {path}: {err.strerror or err}{failed}"
+
+
+def cannot_write(path: Path, folder: bool) -> str | None:
+    """One line naming ``path`` (a folder to write into, or a file to create
+    or replace) and why it cannot be written; None when it can. Makes the
+    folder (the file's folder) as the write would, and creates and removes
+    a file in it: the answer is the operating system's, whoever runs this."""
+    if not folder and path.is_dir():
+        return f"cannot write {path}: it is a folder, not a file"
+    where = path if folder else path.parent
+    existing = next((p for p in (where, *where.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        return f"cannot write {path}: {existing} is a file, not a folder"
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        return f"cannot write {path}: cannot make folder {err.filename or where}: {err.strerror or err}"
+    try:
+        with tempfile.NamedTemporaryFile(dir=where, prefix=".agent-eval-write-check-"):
+            pass
+    except OSError as err:
+        return f"cannot write {path}: cannot create a file in {where}: {err.strerror or err}"
+    return None
+
+
+def unwritable_outputs(paths: Paths) -> str | None:
+    """The first output of a build that cannot be written (before anything
+    runs, so a build never fails on it after dbt's minutes): the warehouse
+    file, dbt's log folder, the published folder, the reports folder (the
+    quality gates' JUnit file goes there even without reports)."""
+    for path, folder in (
+        (paths.db_path, False),
+        (paths.log_dir, True),
+        (paths.publish_dir, True),
+        (paths.reports_dir, True),
+    ):
+        problem = cannot_write(path, folder)
+        if problem:
+            return problem
+    return None
+
+
+def gate_counts(results: list[dict]) -> str:
+    """The quality gates in a few words (the progress line; the summary lists them)."""
+    if not results:
+        return "no quality gate applies"
+    counts = Counter(row["status"] for row in results)
+    return "quality gates " + ", ".join(
+        f"{counts[status]} {status.replace('_', ' ')}"
+        for status in ("pass", "fail", "stale", "no_data")
+        if counts[status] or status in ("pass", "fail")
+    )
+
+
 def under_lock(paths: Paths, run: Callable[[], int], damage_stops: bool = True) -> int:
     """``run()`` holding the warehouse's lock file (runner.WarehouseLock) for
     the whole command; exit 2 at once, in one line, when another agent-eval
     holds it or another process holds the database itself open (a BI tool,
     a plain `dbt build`)."""
-    lock = runner.WarehouseLock.acquire(paths.db_path)
+    try:
+        lock = runner.WarehouseLock.acquire(paths.db_path)
+    except OSError as err:
+        print(f"agent-eval: {unwritable_line(runner.lock_path(paths.db_path), err)}", file=sys.stderr)
+        return EXIT_USAGE
     if isinstance(lock, str):
         print(f"agent-eval: {lock}", file=sys.stderr)
         return EXIT_USAGE
@@ -405,10 +659,14 @@ def cmd_gates(paths: Paths, junit: str | None) -> int:
     """The gate results the last build left in the warehouse: printed,
     written as JUnit XML; exit 4 when a gate failed."""
     if not paths.db_path.exists():
-        print(f"agent-eval: no warehouse at {paths.db_path}; run `agent-eval build` first", file=sys.stderr)
+        print(f"agent-eval: no warehouse at {paths.db_path}; {BUILD_FIRST}", file=sys.stderr)
+        return EXIT_USAGE
+    target = Path(junit).resolve() if junit else paths.reports_dir / gates.JUNIT_FILE
+    unwritable = cannot_write(target, folder=False)
+    if unwritable:
+        print(f"agent-eval: {unwritable}", file=sys.stderr)
         return EXIT_USAGE
     results = gates.read_results(paths.db_path)
-    target = Path(junit).resolve() if junit else paths.reports_dir / gates.JUNIT_FILE
     gates.write_junit(results, target)
     print(gates.format_results(results))
     print(f"JUnit XML: {target}")
@@ -419,12 +677,16 @@ def cmd_report(paths: Paths, sets: list[str] | None, latest: bool = False) -> in
     from agent_eval import morning
 
     if not paths.db_path.exists():
-        print(f"agent-eval: no warehouse at {paths.db_path}; run `agent-eval build` first", file=sys.stderr)
+        print(f"agent-eval: no warehouse at {paths.db_path}; {BUILD_FIRST}", file=sys.stderr)
         return EXIT_USAGE
     problem = runner.damaged(paths.db_path)
     if problem is not None:
         print(f"agent-eval: {problem}", file=sys.stderr)
         return EXIT_FAILED
+    unwritable = cannot_write(paths.reports_dir, folder=True)
+    if unwritable:
+        print(f"agent-eval: {unwritable}", file=sys.stderr)
+        return EXIT_USAGE
     if latest:
         page = morning.render_morning(paths.db_path, paths.reports_dir)
         if page is None:
@@ -437,9 +699,13 @@ def cmd_report(paths: Paths, sets: list[str] | None, latest: bool = False) -> in
     except KeyError as err:
         print(f"agent-eval: {err.args[0]}", file=sys.stderr)
         return EXIT_USAGE
+    # as a build renders them: the sets' reports, then the newest drop's page
+    page = morning.render_morning(paths.db_path, paths.reports_dir) if sets is None else None
     for path in written:
         print(path)
-    print(f"{len(written)} report(s) under {paths.reports_dir}")
+    if page is not None:
+        print(page)
+    print(f"{len(written)} report(s)" + (" and the morning page" if page else "") + f" under {paths.reports_dir}")
     return EXIT_OK
 
 
@@ -468,11 +734,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
     tracks), so a demo that shows them rejected has succeeded: exit 0.
     """
     paths = demo_paths(args)
+    unwritable = unwritable_outputs(paths)
+    if unwritable:  # before the lock file beside the warehouse is made
+        print(f"agent-eval: {unwritable}", file=sys.stderr)
+        return EXIT_USAGE
 
     def locked() -> int:
         for stale in (paths.db_path, paths.db_path.with_name(paths.db_path.name + ".wal")):
             stale.unlink(missing_ok=True)
-        code = cmd_build(paths)
+        code = cmd_build(paths, verbose=args.verbose)
         if code in (EXIT_OK, EXIT_REJECTED, EXIT_GATE_FAILED):
             serve = (
                 "agent-eval serve --demo"
@@ -493,6 +763,10 @@ def cmd_samples(args: argparse.Namespace) -> int:
     from agent_eval.agents.resume_agent import samples as resume_samples
 
     out = Path(args.out)
+    unwritable = cannot_write(out, folder=True)
+    if unwritable:
+        print(f"agent-eval: {unwritable}", file=sys.stderr)
+        return EXIT_USAGE
     if args.rows:
         rounds = ["1/1", "2/1", "3/1"]
         path = resume_samples.write_resume_csv(
@@ -526,7 +800,7 @@ def cmd_judge(paths: Paths, limit: int | None = None, build: bool = True) -> int
         )
         return EXIT_OK
     if not paths.db_path.exists():
-        print(f"agent-eval: no warehouse at {paths.db_path}; run `agent-eval build` first", file=sys.stderr)
+        print(f"agent-eval: no warehouse at {paths.db_path}; {BUILD_FIRST}", file=sys.stderr)
         return EXIT_USAGE
 
     def locked() -> int:
@@ -599,9 +873,13 @@ def cmd_export(paths: Paths, out: str | None, sets: list[str] | None, fmt: str =
     from agent_eval.agents.summary import report as summary_report
 
     if not paths.db_path.exists():
-        print(f"agent-eval: no warehouse at {paths.db_path}; run `agent-eval build` first", file=sys.stderr)
+        print(f"agent-eval: no warehouse at {paths.db_path}; {BUILD_FIRST}", file=sys.stderr)
         return EXIT_USAGE
     target = Path(out).resolve() if out else paths.reports_dir / "summary" / summary_report.WORKBOOK
+    unwritable = cannot_write(target, folder=False)
+    if unwritable:
+        print(f"agent-eval: {unwritable}", file=sys.stderr)
+        return EXIT_USAGE
     print(export.export_summary_xlsx(paths.db_path, target, sets))
     return EXIT_OK
 
@@ -612,9 +890,13 @@ def cmd_export_every_eval_ever(paths: Paths, out: str | None, sets: list[str] | 
     from agent_eval.exchange import every_eval_ever
 
     if not paths.published_db.exists():
-        print(f"agent-eval: no published file at {paths.published_db}; run `agent-eval build` first", file=sys.stderr)
+        print(f"agent-eval: no published file at {paths.published_db}; {BUILD_FIRST}", file=sys.stderr)
         return EXIT_USAGE
     target = Path(out).resolve() if out else paths.reports_dir / "every-eval-ever"
+    unwritable = cannot_write(target, folder=True)
+    if unwritable:
+        print(f"agent-eval: {unwritable}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         written = every_eval_ever.export_sets(paths.published_db, target, sets, paths.project_dir)
     except every_eval_ever.UnknownSet as err:
@@ -675,15 +957,13 @@ def cmd_publish(paths: Paths, force: bool = False) -> int:
     from agent_eval import publish
 
     if not paths.db_path.is_file():
-        print(f"agent-eval publish: no warehouse at {paths.db_path}: run `dbt build` first", file=sys.stderr)
+        print(f"agent-eval publish: no warehouse at {paths.db_path}; {BUILD_FIRST}", file=sys.stderr)
         return EXIT_USAGE
 
     def locked() -> int:
         broken = gates.broken_nodes(paths.target_dir)
         if broken is None:
-            print(
-                f"agent-eval publish: no dbt run results in {paths.target_dir}: run `dbt build` first", file=sys.stderr
-            )
+            print(f"agent-eval publish: no dbt run results in {paths.target_dir}; {BUILD_FIRST}", file=sys.stderr)
             return EXIT_USAGE
         if broken and not force:
             print(
@@ -764,7 +1044,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse_args(argv)
     # --project-dir names the project for everything this command does: the
     # agent registry read here (agent_eval.agents) and dbt's loader models
     # see the same one
@@ -784,7 +1064,9 @@ def main(argv: list[str] | None = None) -> int:
 def run_command(args: argparse.Namespace) -> int:
     try:
         if args.command == "build":
-            return cmd_build(_paths(args), args.full_refresh, args.unit_tests, not args.no_reports)
+            return cmd_build(
+                _paths(args), args.full_refresh, args.unit_tests, not args.no_reports, verbose=args.verbose
+            )
         if args.command == "report":
             return cmd_report(_paths(args), args.sets, args.latest)
         if args.command == "demo":
@@ -805,8 +1087,12 @@ def run_command(args: argparse.Namespace) -> int:
             return cmd_publish(_paths(args), args.force)
         if args.command == "withdraw":
             return cmd_withdraw(_paths(args), args.source_file, args.reason, args.undo)
-    except FileNotFoundError as err:
-        print(f"agent-eval: {err}", file=sys.stderr)
+    except OSError as err:
+        # a path the user named that cannot be read or written (the project
+        # not found, a folder where a file belongs): one line, not a traceback
+        if err.filename is None and not isinstance(err, FileNotFoundError):
+            raise
+        print(f"agent-eval: {os_error_line(err)}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_USAGE
 

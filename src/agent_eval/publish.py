@@ -117,7 +117,7 @@ def is_bi_safe(data_type: str) -> bool:
 def load_manifest(paths: Paths) -> dict[str, Any]:
     path = paths.target_dir / "manifest.json"
     if not path.is_file():
-        raise PublishError(f"no dbt manifest at {path}: run dbt first")
+        raise PublishError(f"no dbt manifest at {path}: run `agent-eval build` first")
     return json.loads(path.read_text(encoding="utf-8"))
 
 

@@ -10,12 +10,13 @@ import fcntl
 import json
 import os
 import re
+import select
 import subprocess
 import sys
 import tempfile
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -30,33 +31,53 @@ class DbtFailed(RuntimeError):
     """dbt exited non-zero; the message names the command and exit code."""
 
 
-def run_dbt(paths: Paths, args: Sequence[str], quiet: bool = False) -> None:
+def run_dbt(
+    paths: Paths, args: Sequence[str], quiet: bool = False, on_line: Callable[[str], None] | None = None
+) -> None:
+    """dbt ``args`` on the warehouse of ``paths``; raises DbtFailed when it
+    fails. Its output (stdout and stderr) is printed, or with ``quiet``
+    kept for the failure's message, or with ``on_line`` handed over line by
+    line as it comes (nothing printed: `agent-eval build`'s progress)."""
     paths.db_path.parent.mkdir(parents=True, exist_ok=True)
     if args and "--project-dir" not in args:  # dbt may run outside the project
         args = [args[0], "--project-dir", str(paths.project_dir), *args[1:]]
     cwd, env = paths.dbt_location()[0], paths.dbt_env()
     if _preloader is not None:
-        returncode, output = _preloader.run(list(args), cwd, env)
-        if not quiet:
+        returncode, output = _preloader.run(list(args), cwd, env, on_line)
+        if not quiet and on_line is None:
             sys.stdout.write(output)
             sys.stdout.flush()
     else:
         command = [sys.executable, "-c", "from dbt.cli.main import cli; cli()", *args]
-        completed = subprocess.run(
-            command,
-            cwd=cwd,
-            env=env,
-            stdout=subprocess.PIPE if quiet else None,
-            stderr=subprocess.STDOUT if quiet else None,
-            text=True,
-            check=False,
-        )
-        returncode, output = completed.returncode, completed.stdout or ""
+        if on_line is not None:
+            returncode, output = _streamed(command, cwd, env, on_line)
+        else:
+            completed = subprocess.run(
+                command,
+                cwd=cwd,
+                env=env,
+                stdout=subprocess.PIPE if quiet else None,
+                stderr=subprocess.STDOUT if quiet else None,
+                text=True,
+                check=False,
+            )
+            returncode, output = completed.returncode, completed.stdout or ""
     if returncode != 0:
         tail = ""
-        if quiet and output:
+        if quiet and on_line is None and output:
             tail = "\n" + "\n".join(output.splitlines()[-40:])
         raise DbtFailed(f"dbt {' '.join(args)} failed with exit code {returncode}{tail}")
+
+
+def _streamed(command: list[str], cwd: Path, env: dict[str, str], on_line: Callable[[str], None]) -> tuple[int, str]:
+    """Run ``command``, each line of its stdout and stderr to ``on_line`` as it comes."""
+    with subprocess.Popen(
+        command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace"
+    ) as process:
+        assert process.stdout is not None
+        for line in process.stdout:
+            on_line(line)
+    return process.returncode, ""
 
 
 class _Preloader:
@@ -68,7 +89,11 @@ class _Preloader:
         self.process: subprocess.Popen[str] | None = None
         self.lock = threading.Lock()
 
-    def run(self, args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str]:
+    def run(
+        self, args: list[str], cwd: Path, env: dict[str, str], on_line: Callable[[str], None] | None = None
+    ) -> tuple[int, str]:
+        """dbt ``args`` in a child; (exit status, its output). With
+        ``on_line``, each line of the output as the child writes it."""
         with self.lock, tempfile.NamedTemporaryFile(prefix="dbt-output-", suffix=".log") as output:
             if self.process is None or self.process.poll() is not None:
                 self.process = subprocess.Popen(
@@ -82,10 +107,28 @@ class _Preloader:
             request = {"args": args, "cwd": str(cwd), "env": env, "output": output.name}
             self.process.stdin.write(json.dumps(request) + "\n")
             self.process.stdin.flush()
+            if on_line is not None:
+                self._follow(Path(output.name), on_line)
             answer = self.process.stdout.readline()
             if not answer:
                 raise RuntimeError(f"the dbt preload process ended (exit {self.process.wait()})")
             return json.loads(answer)["returncode"], Path(output.name).read_text(errors="replace")
+
+    def _follow(self, output: Path, on_line: Callable[[str], None]) -> None:
+        """Hand over the lines of ``output`` as the child writes them, until
+        its answer is ready (then the rest)."""
+        assert self.process is not None and self.process.stdout is not None
+        partial = ""
+        with open(output, encoding="utf-8", errors="replace") as reader:
+            while True:
+                ready = select.select([self.process.stdout], [], [], 0.1)[0]
+                *lines, partial = (partial + reader.read()).split("\n")
+                for line in lines:
+                    on_line(line)
+                if ready or self.process.poll() is not None:
+                    break
+        if partial:
+            on_line(partial)
 
     def close(self) -> None:
         if self.process is not None:
