@@ -9,8 +9,8 @@ one (prompt, provider, test, repeat): ``promptIdx`` names its column (a
 prompt x provider pair, ``results.prompts[promptIdx]``), ``testIdx`` its
 row (each repeat has its own).
 
-The JSON file is read as a stream: the results array one element at a
-time (promptfoo's own users run out of memory loading large outputs
+The JSON file is read as a stream (agent_eval.ingest.json_stream): the
+results array one element at a time (promptfoo's own users run out of memory loading large outputs
 whole), everything else as it comes. The header (the columns' metrics,
 the stats, the metadata) is completed when the records have been read:
 ``stats`` and ``metadata`` follow the results in the file.
@@ -27,7 +27,6 @@ a finite number) is a rejected record with the reason.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import math
 from collections.abc import Iterator
@@ -35,12 +34,10 @@ from pathlib import Path
 from typing import Any
 
 from agent_eval.ingest.common import RejectedFile, clipped
+from agent_eval.ingest.json_stream import JsonStream
 from agent_eval.ingest.records import Record
 
 KNOWN_VERSIONS = (2, 3)
-CHUNK = 1 << 20
-_DECODER = json.JSONDecoder()
-_WHITESPACE = " \t\r\n"
 
 
 def read_output(path: Path) -> tuple[dict[str, Any], Iterator[Record]]:
@@ -79,97 +76,9 @@ def _read_jsonl(path: Path) -> tuple[dict[str, Any], Iterator[Record]]:
 # ---------------------------------------------------------------- -o x.json
 
 
-class _Stream:
-    """A JSON text read in chunks: values are decoded one at a time with
-    the standard decoder (a value that straddles a chunk is retried with
-    more text)."""
-
-    def __init__(self, handle: io.TextIOBase) -> None:
-        self.handle = handle
-        self.buf = ""
-        self.pos = 0
-        self.eof = False
-
-    def _more(self, at_least: int = CHUNK) -> bool:
-        if self.eof:
-            return False
-        data = self.handle.read(max(CHUNK, at_least))
-        if not data:
-            self.eof = True
-            return False
-        self.buf = self.buf[self.pos :] + data
-        self.pos = 0
-        return True
-
-    def peek(self) -> str:
-        while True:
-            while self.pos < len(self.buf) and self.buf[self.pos] in _WHITESPACE:
-                self.pos += 1
-            if self.pos < len(self.buf):
-                return self.buf[self.pos]
-            if not self._more():
-                return ""
-
-    def expect(self, char: str) -> None:
-        found = self.peek()
-        if found != char:
-            raise RejectedFile(f"not a promptfoo output: expected {char!r}, found {found[:1]!r}")
-        self.pos += 1
-
-    def value(self) -> Any:
-        self.peek()
-        want = CHUNK
-        while True:
-            try:
-                value, end = _DECODER.raw_decode(self.buf, self.pos)
-            except json.JSONDecodeError as err:
-                if self._more(want):
-                    want *= 2  # a large value: read more at once, not quadratically
-                    continue
-                raise RejectedFile(f"not valid JSON: {err}") from None
-            if end == len(self.buf) and not self.eof and self._more(want):
-                continue  # a number at the end of the text read may go on
-            self.pos = end
-            return value
-
-    def members(self) -> Iterator[str]:
-        """The keys of the object that starts here; after each key the
-        caller reads (or skips with value()) its value."""
-        self.expect("{")
-        if self.peek() == "}":
-            self.pos += 1
-            return
-        while True:
-            key = self.value()
-            if not isinstance(key, str):
-                raise RejectedFile("not valid JSON: an object key is not a string")
-            self.expect(":")
-            yield key
-            after = self.peek()
-            self.pos += 1
-            if after == "}":
-                return
-            if after != ",":
-                raise RejectedFile(f"not valid JSON: expected ',' or '}}' after {key!r}")
-
-    def elements(self) -> Iterator[Any]:
-        self.expect("[")
-        if self.peek() == "]":
-            self.pos += 1
-            return
-        while True:
-            yield self.value()
-            after = self.peek()
-            self.pos += 1
-            if after == "]":
-                return
-            if after != ",":
-                raise RejectedFile("not valid JSON: expected ',' or ']' between results")
-
-
 def _read_json(path: Path) -> tuple[dict[str, Any], Iterator[Record]]:
     handle = path.open("r", encoding="utf-8", errors="strict")
-    stream = _Stream(handle)
+    stream = JsonStream(handle, "a promptfoo output")
     header: dict[str, Any] = {"format": "json", "version": None, "columns": {}}
     try:
         if stream.peek() != "{":
