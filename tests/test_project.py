@@ -59,7 +59,12 @@ def test_sample_build_runs_unit_tests_and_reports_every_set(sample_build):
 
 
 def test_sample_rejections_are_the_deliberate_ones(sample_build):
-    assert sample_build.query("select source_file, status from ops.load_log where status <> 'loaded' order by 1") == [
+    # an Every Eval Ever instance file is read with its aggregate (logged as ignored on its own)
+    ignored = sample_build.query("select source_file from ops.load_log where status = 'ignored' order by 1")
+    assert ignored and all("/every_eval_ever/" in f and f.endswith("_samples.jsonl") for (f,) in ignored)
+    assert sample_build.query(
+        "select source_file, status from ops.load_log where status not in ('loaded', 'ignored') order by 1"
+    ) == [
         ("2026-11-02/engagement/sim-20261102-02/expected.json", "rejected"),
         ("2026-11-02/resume_agent_broken_export.csv", "rejected"),
         ("2026-11-02/resume_agent_excel_export_copy.csv", "repeat"),
@@ -279,7 +284,7 @@ def test_reports_show_codes_verdicts_and_tracks_by_their_labels(sample_build):
         "select verdict, count(*) from marts.history_metric_diffs where drop_date = '2026-11-02' group by 1"
     )
     morning_page = (reports / "morning" / "2026-11-02.md").read_text(encoding="utf-8")
-    shown = [row[0].split(" ", 1)[1] for row in md_table(morning_page, "## 3) ")]
+    shown = [row[0].split(" ", 1)[1] for row in md_table(morning_page, "## 4) ")]
     assert sorted(shown) == sorted(verdicts[v] for v, n in changes if v != "within_noise" for _ in range(n))
     assert f"- {verdicts['within_noise']}: {dict(changes)['within_noise']}건" in morning_page
     (inspect_report,) = (reports / "inspect" / "2026-11-02").rglob("*.md")

@@ -26,7 +26,7 @@ from conftest import FIXTURES, copy_project
 TOY = FIXTURES / "echo_agent"
 REGISTRY_ROW = "echo_agent,에코 에이전트,echo_agent,echo_set_scores,echo_agent,echo_agent,false,false\n"
 # the metric it tracks over nightly history: label, direction, smallest change
-METRIC_ROW = "echo_agent,exact_score,1,정답 일치,higher_is_better,0.5\n"
+METRIC_ROW = "echo_agent,exact_score,1,정답 일치,higher_is_better,0.5,0,1,false\n"
 NIGHT_1 = "2026-11-01/echo_agent_basic.jsonl"
 NIGHT_2 = "2026-11-02/echo_agent_basic.jsonl"
 

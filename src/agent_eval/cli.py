@@ -582,13 +582,15 @@ def cannot_write(path: Path, folder: bool) -> str | None:
     """One line naming ``path`` (a folder to write into, or a file to create
     or replace) and why it cannot be written; None when it can. Makes the
     folder (the file's folder) as the write would, and creates and removes
-    a file in it: the answer is the operating system's, whoever runs this."""
+    a file in it: the answer is the operating system's, whoever runs this.
+    Folders it had to make are removed again: a check writes nothing."""
     if not folder and path.is_dir():
         return f"cannot write {path}: it is a folder, not a file"
     where = path if folder else path.parent
     existing = next((p for p in (where, *where.parents) if p.exists()), None)
     if existing is not None and not existing.is_dir():
         return f"cannot write {path}: {existing} is a file, not a folder"
+    made = [p for p in (where, *where.parents) if existing is None or p not in (existing, *existing.parents)]
     try:
         where.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -598,6 +600,10 @@ def cannot_write(path: Path, folder: bool) -> str | None:
             pass
     except OSError as err:
         return f"cannot write {path}: cannot create a file in {where}: {err.strerror or err}"
+    finally:
+        for folder_made in made:  # the deepest first
+            with contextlib.suppress(OSError):
+                folder_made.rmdir()
     return None
 
 
