@@ -74,7 +74,7 @@ test-fast: setup-dev
 build: setup
 	$(BIN)/agent-eval build
 
-# The performance yardstick (README, "Benchmark"): about 1,000,000 rows,
+# The performance yardstick (docs/testing.md, "The benchmark"): about 1,000,000 rows,
 # several minutes; writes BENCHMARKS.md and BENCHMARKS.json.
 bench: setup
 	$(BIN)/python scripts/bench.py --out BENCHMARKS.md
@@ -121,8 +121,9 @@ fixtures-every-eval-ever:
 	$(EEE_VENV)/bin/pip install --quiet -r scripts/fixtures/requirements-every-eval-ever.txt
 	$(EEE_VENV)/bin/python scripts/fixtures/every_eval_ever_files.py --source $(EEE_SOURCE)
 
-# The images shown in the README ("Charts", "The morning summary", "Browsing
-# the results"), from the bundled samples.
+# The images of the docs, from the bundled samples: the viewer's overview at
+# the top of the README (and in docs/serving.md), the latency chart and the
+# morning page's overview chart in docs/operations.md.
 readme-chart: demo setup-dev browser
 	cp reports/demo/resume_agent/2026-11-01/resume_agent_nightly.latency_hist.png docs/img/resume_agent_latency_hist.png
 	cp reports/demo/morning/2026-11-02.overview.png docs/img/morning_overview.png

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The performance yardstick: `make bench` (docs: README, "Benchmark").
+"""The performance yardstick: `make bench` (docs/testing.md, "The benchmark").
 
 Generates a deterministic resume-agent drop of about 1,000,000 rows (3 rounds,
 realistic Raw JSON: the sample generator at scale) and a further 10,000-row

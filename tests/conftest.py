@@ -142,6 +142,7 @@ FAST_MODULES = {
     "test_cli",
     "test_compare_marts",
     "test_csv_load",
+    "test_docs",
     "test_engagement_ingest",
     "test_ingest",
     "test_install",

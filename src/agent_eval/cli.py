@@ -1,7 +1,7 @@
 """`agent-eval`: build the warehouse, render reports, make sample drops,
 evaluate one engagement run (`evaluate`, SPEC §5).
 
-Exit codes (also in the README):
+Exit codes (the full table: docs/operations.md, "Exit codes"):
   0  built and published; no input rejected
   1  failed: dbt (a model error or a failing data test), publishing or a
      report; when dbt failed nothing is published; or the working warehouse
@@ -734,7 +734,7 @@ def demo_paths(args: argparse.Namespace) -> Paths:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """The README's first command: bundled samples into a fresh demo warehouse.
+    """The README's first command (`make demo`): bundled samples into a fresh demo warehouse.
 
     The bundled drops hold deliberately bad input (a rejected file, invalid
     tracks), so a demo that shows them rejected has succeeded: exit 0.
