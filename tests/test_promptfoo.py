@@ -12,6 +12,7 @@ code from the real ones."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import shutil
@@ -325,3 +326,87 @@ def test_reports_and_the_viewer_show_each_column(night):
     text = page.get_data(as_text=True)
     assert "promptfoo reported" in text
     assert text.count("</td><td>overall</td>") == len(failing)  # one item row per failing result
+
+
+# ---------------------------------------------------------------- the reader
+# (no warehouse: what one result becomes in raw history)
+
+
+def _one_result(**changes) -> dict:
+    """The first result promptfoo wrote in night 2's output, changed."""
+    output = json.loads((PROMPTFOO / NIGHT_2).read_text(encoding="utf-8"))
+    result = output["results"]["results"][0]
+    result.update(changes)
+    return result
+
+
+def _landed(tmp_path: Path, results: list[dict]) -> list[dict]:
+    """The results written as `-o x.jsonl` writes them (json.dumps writes
+    a bare NaN / Infinity token, as promptfoo's JSON.stringify cannot),
+    read and landed; each landed record as strict JSON."""
+    from agent_eval.agents.promptfoo.reader import read_output
+    from agent_eval.ingest.kinds import kind_named
+    from agent_eval.ingest.parse import records_table
+
+    path = tmp_path / "out.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in results), encoding="utf-8")
+    _, records = read_output(path)
+    table = records_table(records, kind_named("promptfoo_output"))
+
+    def strict(token: str):
+        raise AssertionError(f"a bare {token} token landed")
+
+    return [json.loads(text, parse_constant=strict) for text in table.column("record_json").to_pylist()]
+
+
+def test_a_result_lands_with_every_non_finite_number_as_a_string(tmp_path):
+    nan, inf = float("nan"), float("inf")
+    result = _one_result(latencyMs=nan, namedScores={"korean": inf, "other": -inf})
+    result["vars"] = {"name": "Alice", "weight": nan}
+    result["testCase"]["vars"] = result["vars"]
+    (record,) = _landed(tmp_path, [result])
+    assert record["latency_ms"] == "NaN"
+    assert record["named_scores"] == {"korean": "Infinity", "other": "-Infinity"}
+    assert record["vars"] == {"name": "Alice", "weight": "NaN"}
+    # the identity hashes the vars as they landed (docs/promptfoo-outputs.md)
+    identity = {"assert": result["testCase"]["assert"], "vars": {"name": "Alice", "weight": "NaN"}}
+    text = json.dumps(identity, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    assert record["test_key"] == hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def test_the_repeats_of_a_test_share_the_hash_of_its_vars_and_asserts(tmp_path):
+    first = _one_result(testIdx=0)
+    repeat = _one_result(testIdx=1)
+    other = _one_result(testIdx=2)
+    other["testCase"]["vars"] = other["vars"] = {**first["vars"], "name": "Bob"}
+    landed = _landed(tmp_path, [first, repeat, other])
+    identity = {"assert": first["testCase"]["assert"], "vars": first["testCase"]["vars"]}
+    text = json.dumps(identity, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    expected = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    assert [r["test_key"] for r in landed[:2]] == [expected, expected]
+    assert landed[2]["test_key"] != expected
+
+
+def test_a_result_of_finite_numbers_is_encoded_once_and_never_walked(tmp_path, monkeypatch):
+    """The import's cost: a result holding no NaN or infinity is written as
+    JSON once, by the reader, and not walked value by value."""
+    from agent_eval.agents.promptfoo import reader
+
+    def walked(value):
+        raise AssertionError("a result of finite numbers was walked")
+
+    monkeypatch.setattr(reader, "_finite", walked)
+    encoded = []
+    real_dumps = json.dumps
+
+    def counted(value, *args, **kwargs):
+        encoded.append(value)
+        return real_dumps(value, *args, **kwargs)
+
+    monkeypatch.setattr(json, "dumps", counted)
+    result = _one_result()
+    (record,) = _landed(tmp_path, [result])
+    encoded = [v for v in encoded if v is not result]  # _landed writing the file
+    assert encoded == []
+    assert record["output"] == result["response"]["output"]
+    assert record["components"][0]["pass"] is result["gradingResult"]["componentResults"][0]["pass"]

@@ -52,9 +52,12 @@ def records_table(records: Iterable[Record], kind: DropKind) -> pa.Table:
                 json.dumps(extra, ensure_ascii=False, separators=(",", ":")) if extra else None
             )
         else:
-            columns["record_json"].append(
-                None if record.values is None else json.dumps(record.values, ensure_ascii=False)
-            )
+            if record.values is None:
+                columns["record_json"].append(None)
+            elif record.values_json is not None:
+                columns["record_json"].append(record.values_json)
+            else:
+                columns["record_json"].append(json.dumps(record.values, ensure_ascii=False))
     return pa.table(columns, schema=schema)
 
 

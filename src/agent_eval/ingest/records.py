@@ -35,6 +35,9 @@ class Record:
     values: dict[str, Any] | None
     raw_text: str | None = None
     reject_reason: str | None = None
+    # the values as JSON text, when the reader wrote them already (a reader
+    # that checks what it writes need not walk the values twice)
+    values_json: str | None = None
 
 
 def _csv_reader(lines: Iterable[str]) -> Any:

@@ -197,6 +197,25 @@ def _finite(value: Any) -> Any:
     return value
 
 
+# a record's values as the loader lands them (json.dumps(values,
+# ensure_ascii=False)), and a test's identity as its hash reads it; both
+# refuse NaN and infinity (_finite_json)
+_RECORD_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+_KEY_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, sort_keys=True, separators=(",", ":"))
+
+
+def _finite_json(value: Any, encoder: json.JSONEncoder = _RECORD_JSON) -> tuple[str, Any]:
+    """``value`` as JSON text with every NaN or infinity written as a
+    string (``_finite``), and the value that text stands for. Nearly every
+    value has none: the encoder, which refuses them, finds one as it
+    writes, and only then is the value walked."""
+    try:
+        return encoder.encode(value), value
+    except ValueError:
+        value = _finite(value)
+        return encoder.encode(value), value
+
+
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
@@ -226,7 +245,7 @@ def test_key(test_case: Any, variables: Any, grading: Any = None) -> str:
     if asserts is None and isinstance(grading, dict):
         asserts = [c.get("assertion") for c in grading.get("componentResults") or [] if isinstance(c, dict)] or None
     identity = {"vars": case.get("vars", variables), "assert": asserts}
-    text = json.dumps(_finite(identity), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    text, _ = _finite_json(identity, _KEY_JSON)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
@@ -309,7 +328,7 @@ def _result_record(
         "input": prompt.get("raw"),
         "test_key": test_key(test_case, variables, result.get("gradingResult")),
         "description": test_case.get("description") if isinstance(test_case, dict) else None,
-        "vars": _finite(variables if variables is not None else (test_case or {}).get("vars")),
+        "vars": variables if variables is not None else (test_case or {}).get("vars"),
         "success": result["success"],
         "score": score,
         "failure_reason": result.get("failureReason"),
@@ -322,10 +341,12 @@ def _result_record(
         # graders' (the assertions', else the grading result's) apart
         "tokens": _tokens(usage if usage is not None else response.get("tokenUsage")),
         "grader_tokens": _tokens(usage.get("assertions") if usage is not None else grading.get("tokensUsed")),
-        "named_scores": _finite(result.get("namedScores")),
+        "named_scores": result.get("namedScores"),
         "components": components,
     }
-    return Record(number, _finite(values))
+    # written here, once: the loader lands this text (records_table)
+    text, values = _finite_json(values)
+    return Record(number, values, values_json=text)
 
 
 def _prompt_name(prompt: dict[str, Any]) -> str | None:
