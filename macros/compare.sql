@@ -184,21 +184,38 @@
 
     ),
 
-    -- one observation per side and per paired difference, with the same
-    -- weights (round, query) on all three: value_b - value_a = delta
+    -- each side's round means over the pairs with both values: one row
+    -- per round and side below, so the macro's mean of group means is
+    -- the side's value, with the weights of the differences (value_b -
+    -- value_a = delta) at the cost of a few rows
+    side_round_means as (
+
+        select
+            round,
+            {%- for metric, _ in compare_metric_columns() %}
+            {%- set both = metric ~ '_a is not null and ' ~ metric ~ '_b is not null' %}
+            {{ exact_avg('case when ' ~ both ~ ' then ' ~ metric ~ '_a end') }}
+                as {{ metric }}_mean_a,
+            {{ exact_avg('case when ' ~ both ~ ' then ' ~ metric ~ '_b end') }}
+                as {{ metric }}_mean_b{{ ',' if not loop.last }}
+            {%- endfor %}
+        from item_pairs
+        where in_a and in_b
+        group by round
+
+    ),
+
+    -- one observation per paired difference (the delta's residuals are
+    -- clustered by query), and per round and side
     observations as (
 
         select
-            sides.side as set_id,
+            'delta' as set_id,
             '' as file_sha256,
             measures.metric,
             item_pairs.round as group_key,
             item_pairs.query_id as cluster_id,
-            case sides.side
-                when 'a' then measures.value_a
-                when 'b' then measures.value_b
-                else measures.value_b - measures.value_a
-            end as metric_value
+            measures.value_b - measures.value_a as metric_value
         from item_pairs
         cross join
             lateral (
@@ -207,12 +224,34 @@
                 ('{{ metric }}', item_pairs.{{ metric }}_a, item_pairs.{{ metric }}_b){{ ',' if not loop.last }}
                 {%- endfor %}
             ) as measures (metric, value_a, value_b)
-        cross join (values ('a'), ('b'), ('delta')) as sides (side)
         where
             item_pairs.in_a
             and item_pairs.in_b
             and measures.value_a is not null
             and measures.value_b is not null
+
+        union all
+
+        select
+            sides.side as set_id,
+            '' as file_sha256,
+            means.metric,
+            side_round_means.round as group_key,
+            side_round_means.round as cluster_id,
+            case sides.side
+                when 'a' then means.mean_a
+                else means.mean_b
+            end as metric_value
+        from side_round_means
+        cross join
+            lateral (
+                values
+                {%- for metric, _ in compare_metric_columns() %}
+                ('{{ metric }}', side_round_means.{{ metric }}_mean_a, side_round_means.{{ metric }}_mean_b){{ ',' if not loop.last }}
+                {%- endfor %}
+            ) as means (metric, mean_a, mean_b)
+        cross join (values ('a'), ('b')) as sides (side)
+        where means.mean_a is not null
 
     ),
 
@@ -365,10 +404,23 @@
 
 {% macro create_compare_macros() -%}
     {#- on-run-end: (re)define the compare's table macros in the warehouse;
-        publish copies them into the published file. -#}
-    create schema if not exists marts;
+        publish copies them into the published file. DuckDB binds a macro's
+        tables when it is created, so a run that has not built them (a
+        selection, `agent-eval evaluate`'s one-run plan) defines none. -#}
+    {%- set found = 0 -%}
+    {%- if execute -%}
+        {%- set found = run_query(
+            "select count(*) from duckdb_tables() where database_name = current_database() and "
+            ~ "((schema_name = 'marts' and table_name = 'history_items') "
+            ~ "or (schema_name = 'rubric' and table_name = 'history_metrics'))"
+        ).columns[0].values()[0] -%}
+    {%- endif -%}
+    {%- if found == 2 %}
     create or replace macro marts.compare_items(set_a, set_b) as table
     {{ compare_items_sql('set_a', 'set_b') }};
     create or replace macro marts.compare_metrics(set_a, set_b) as table
     {{ compare_metrics_sql('set_a', 'set_b') }}
+    {%- else %}
+    select 1
+    {%- endif %}
 {%- endmacro %}
