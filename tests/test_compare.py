@@ -20,6 +20,7 @@ history_pass_rules). A vs B by key (o ok, p partial, e error):
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections import defaultdict
 
 import duckdb
@@ -232,3 +233,21 @@ def test_cli_refuses_what_it_cannot_compare(capsys, wh, sets, message):
     code, _, err = run_cli(capsys, wh, *sets)
     assert code == EXIT_USAGE
     assert message in err
+
+
+def test_word_diff_is_by_words_and_hangul_aware():
+    from agent_eval.viewer.pages import word_diff
+
+    # a changed particle changes its word, the rest stays
+    assert word_diff("주요 결과는 아래와 같습니다.", "주요 결과가 아래와 같습니다.") == [
+        ("same", "주요 "),
+        ("del", "결과는"),
+        ("ins", "결과가"),
+        ("same", " 아래와 같습니다."),
+    ]
+    # decomposed jamo (NFD) equal their precomposed syllables
+    decomposed = unicodedata.normalize("NFD", "결과는 좋다")
+    assert decomposed != "결과는 좋다"
+    assert word_diff(decomposed, "결과는 나쁘다") == [("same", "결과는 "), ("del", "좋다"), ("ins", "나쁘다")]
+    # a missing answer: all inserted
+    assert word_diff(None, "답") == [("ins", "답")]

@@ -281,7 +281,7 @@ def _write(
                 if text:
                     con.execute(f"comment on column {target}.{_ident(column)} is {_literal(text)}")
             counts.append((rel.schema, rel.name, con.execute(f"select count(*) from {target}").fetchone()[0]))
-        _copy_table_macros(con)
+        copy_table_macros(con)
         con.execute(f"detach {SOURCE}")
 
         meta_schema, meta_table = PUBLISH_TABLE
@@ -326,7 +326,7 @@ def _write(
     return counts
 
 
-def _copy_table_macros(con: duckdb.DuckDBPyConnection) -> None:
+def copy_table_macros(con: duckdb.DuckDBPyConnection) -> None:
     """Define in the new file the table macros of the published schemas (the
     compare's, macros/compare.sql): readers call them with bound parameters
     on the read-only file. Their definitions name tables by schema and table,
