@@ -194,6 +194,11 @@ def copy_project(destination: Path, singular_tests: bool = False) -> Path:
 
 # a table of the warehouse named in a reader's SQL
 RELATION = re.compile(r"\b(?:marts|ops|rubric|staging|intermediate)\.(\w+)")
+# the published file's table macros (macros/compare.sql) and the tables they read
+TABLE_MACROS = {
+    "compare_items": {"history_items"},
+    "compare_metrics": {"history_items", "history_metrics"},
+}
 
 
 @contextlib.contextmanager
@@ -205,7 +210,8 @@ def reads_recorded(monkeypatch: pytest.MonkeyPatch) -> Iterator[set[str]]:
     original = db.fetch
 
     def recording(con, sql, params=()):
-        read.update(RELATION.findall(sql))
+        for name in RELATION.findall(sql):
+            read.update(TABLE_MACROS.get(name, {name}))
         return original(con, sql, params)
 
     monkeypatch.setattr(db, "fetch", recording)

@@ -50,7 +50,29 @@ BUILDS = (
     "demo",
     "scale 120",
 )
-TARGETS = ("1a", "1b", "2a", "2b", "3", "3m", "4", "5", "v1", "v2", "7m", "7l", "8", "8m", "9", "9m", "9l", "9lm")
+TARGETS = (
+    "1a",
+    "1b",
+    "2a",
+    "2b",
+    "3",
+    "3m",
+    "4",
+    "5",
+    "v1",
+    "v2",
+    "7m",
+    "7l",
+    "8",
+    "8m",
+    "9",
+    "9m",
+    "9l",
+    "9lm",
+    "c1",
+    "c2",
+    "c3",
+)
 
 
 @pytest.mark.dbt
@@ -74,6 +96,8 @@ def test_bench_smoke_run_produces_every_figure(tmp_path):
             "300",
             "--promptfoo",
             "400",
+            "--compare-items",
+            "3000",
             "--work",
             str(tmp_path / "work"),
             "--out",
@@ -102,6 +126,10 @@ def test_bench_smoke_run_produces_every_figure(tmp_path):
     assert {t["key"] for t in data["targets"]} >= {"8", "8m"}
     # the promptfoo outputs' import: every result in raw history, .json and .jsonl
     assert data["promptfoo"]["results"] == 400 and data["promptfoo"]["jsonl_bytes"] > 0
+    # the compare: two sets of 3,000 items and a grid of five of 300, CLI and page
+    compare = data["compare"]
+    assert (compare["n_items"], compare["n_grid_items"], compare["n_grid_sets"]) == (3000, 300, 5)
+    assert all(compare[k] > 0 for k in ("cli_s", "page_s", "grid_cli_s", "grid_page_s"))
     # the floor's per-round figures: 3 rounds of 20 rows
     assert [row[:2] for row in data["floor_result"]] == [["1/1", 20], ["2/1", 20], ["3/1", 20]]
     # every build's nodes, counted from its run_results.json

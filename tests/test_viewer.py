@@ -20,6 +20,7 @@ The hostile file's expectations are worked out by hand from SPEC 3.2 / 3.3
 from __future__ import annotations
 
 import csv
+import io
 import itertools
 import os
 import re
@@ -49,6 +50,7 @@ RESUME_NIGHT2 = "2026-11-02/resume_agent_nightly.csv"
 SUMMARY = "2026-11-01/summary_agent_notes.json"
 ENGAGEMENT = "2026-11-01/engagement/sim-20261101-01"
 RECRUIT = "2026-11-01/recruit_agent_nightly.jsonl"
+EXCEL = "2026-11-01/resume_agent_excel_export.csv"  # another series of the resume agent
 REJECTED_SUMMARY = "2026-11-02/summary_broken_export.json"
 LOOP_PAGES = ("/", f"/set?id={RESUME}")
 
@@ -396,15 +398,66 @@ def test_engagement_and_compare_pages(served):
     assert "Expected vs actual" in run and "Per persona" in run
     compare = body(served.get(f"/compare?set={RESUME_NIGHT2}"))
     with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
-        n_flips = con.execute("select count(*) from marts.history_flips where set_id = ?", [RESUME_NIGHT2]).fetchone()[
-            0
-        ]
-        test = con.execute(
+        b, c = con.execute(
             "select n_pass_fail, n_fail_pass from marts.history_flip_tests where set_id = ?", [RESUME_NIGHT2]
         ).fetchone()
-    assert RESUME in compare  # the baseline
-    assert "McNemar" in compare and f'<td class="n">{test[0]}</td>' in compare
-    assert compare.count("<tr class=") == min(n_flips, 200) and n_flips > 0
+    # "vs baseline" is the compare with the baseline as the reference (A)
+    assert f'<b>A (reference)</b> <a href="/set?id={RESUME}">' in compare
+    assert f"<b>{b} pass→fail</b> · {c} fail→pass" in compare and b > 0
+    assert "Holm's correction across the metrics" in compare
+    # pass->fail rows first, then fail->pass, each with both answers
+    classes = re.findall(r'<tr class="(fail|pass|other)">', compare.split("<h3>Changed", 1)[1])
+    assert classes[: b + c] == ["fail"] * b + ["pass"] * c
+    first = compare.split("<h3>Changed", 1)[1].split('<tr class="fail">', 1)[1].split("</tr>", 1)[0]
+    assert first.count('<td class="text">') == 2
+
+
+def test_compare_any_sets_from_a_set_page(served):
+    """The set page offers every set of its agent, the baseline preselected;
+    the compare of two series' sets pairs their items and counts the rest."""
+    page = body(served.get(f"/set?id={RESUME_NIGHT2}"))
+    picker = page.split('class="compare-picker"', 1)[1].split("</form>", 1)[0]
+    options = re.findall(r'<option value="([^"]+)"( selected)?', picker)
+    with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
+        same_agent = {
+            r[0]
+            for r in con.execute(
+                "select distinct set_id from marts.history_set_metrics where agent = 'resume_agent' and set_id <> ?",
+                [RESUME_NIGHT2],
+            ).fetchall()
+        }
+        metrics = con.execute(
+            "select metric, delta, p_holm from marts.compare_metrics(?, ?) order by metric_order", [RESUME, EXCEL]
+        ).fetchall()
+        n_a, n_b = (
+            con.execute("select count(*) from marts.history_items where set_id = ?", [s]).fetchone()[0]
+            for s in (RESUME, EXCEL)
+        )
+    assert {o for o, _ in options} == same_agent and RECRUIT not in picker
+    assert [o for o, sel in options if sel] == [RESUME]  # the baseline
+    assert f'name="sets" value="{RESUME_NIGHT2}"' in picker
+    # two series side by side: the Excel export shares some keys with the nightly set
+    html = body(served.get(f"/compare?sets={RESUME}&sets={EXCEL}"))
+    assert metrics and all(f"{m[0]}</span>" in html for m in metrics)
+    paired, only_a, only_b = map(
+        int, re.search(r"([\d,]+) paired · ([\d,]+) only in A · ([\d,]+) only in B", html).groups()
+    )
+    assert paired + only_a == n_a and paired + only_b == n_b and paired > 0 and only_a > 0 and only_b > 0
+    # the downloads carry the same figures
+    rows = list(csv.DictReader(io.StringIO(body(served.get(f"/compare.csv?sets={RESUME}&sets={EXCEL}")))))
+    assert [(r["metric"], float(r["delta"])) for r in rows] == [(m, d) for m, d, _ in metrics]
+    items = list(csv.DictReader(io.StringIO(body(served.get(f"/compare.csv?sets={RESUME}&sets={EXCEL}&table=items")))))
+    assert len(items) == paired + only_a + only_b
+    assert items[0]["change"] in ("pass_to_fail", "fail_to_pass", "score_changed", "unchanged")
+    # an item of both sets side by side, its answers diffed by words
+    link = links(html, "/compare/item")[0]
+    item = body(served.get(link))
+    first = items[0]
+    assert f"<h1>{first['query_id']} <small>round {first['round']}" in item
+    cells = item.split('<td class="text">')[1:3]
+    if first["message_a"] != first["message_b"]:
+        assert "<del>" in cells[0] or "<ins>" in cells[1]
+    assert served.get(link.replace("sets=", "sets=x", 1)).status_code == 404
 
 
 # ---------------------------------------------------------------- labels and dates
@@ -441,8 +494,18 @@ def test_verdict_badges_are_korean_with_the_english_term_beside(served):
             ).fetchall()
         ]
     assert verdicts
-    for page in (f"/compare?set={RESUME_NIGHT2}", f"/set?id={RESUME_NIGHT2}"):
-        assert badges(body(served.get(page))) == [(v, VERDICT_BADGES[v]) for v in verdicts], page
+    page = f"/set?id={RESUME_NIGHT2}"
+    assert badges(body(served.get(page))) == [(v, VERDICT_BADGES[v]) for v in verdicts], page
+    with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
+        compared = [
+            r[0]
+            for r in con.execute(
+                "select verdict from marts.compare_metrics(?, ?) order by metric_order", [RESUME, RESUME_NIGHT2]
+            ).fetchall()
+        ]
+    assert compared
+    compare = body(served.get(f"/compare?set={RESUME_NIGHT2}"))
+    assert badges(compare) == [(v, VERDICT_BADGES[v]) for v in compared]
 
 
 def test_tracks_are_spelled_as_the_reports_spell_them(served):
@@ -557,6 +620,13 @@ def test_dates_are_shown_as_yyyy_mm_dd(served):
         ("/?date=2026-13-01", 400),
         ("/?date=1999-01-01", 404),
         ("/compare?set=no-such-set", 404),
+        ("/compare", 400),
+        (f"/compare?sets={RESUME}", 400),
+        (f"/compare?sets={RESUME}&sets=no-such-set", 404),
+        (f"/compare?sets={RESUME}&sets={RECRUIT}", 400),
+        (f"/compare?sets={RESUME}&sets={RESUME}", 400),
+        (f"/compare?sets={RESUME}&sets={RESUME_NIGHT2}&versus={HOSTILE}", 400),
+        (f"/compare.csv?sets={RESUME}&sets={RESUME_NIGHT2}&table=x", 400),
         ("/no-such-page", 404),
     ],
 )
@@ -569,7 +639,12 @@ def test_bad_requests_are_400_or_404_never_a_traceback(served, path, status):
 
 def test_every_query_value_is_a_parameter(served):
     # a set id and a search that would break SQL if pasted into it
-    for path in ("/set?id=x' or '1'='1", f"/set?id={HOSTILE}&q=' or 1=1 --", "/series?id=a'); drop table x; --"):
+    for path in (
+        "/set?id=x' or '1'='1",
+        f"/set?id={HOSTILE}&q=' or 1=1 --",
+        "/series?id=a'); drop table x; --",
+        f"/compare?sets={RESUME}&sets=x') union select 1 --",
+    ):
         response = served.get(path)
         assert response.status_code in (200, 404) and "Traceback" not in body(response)
     assert re.findall(r"(\d+) matching", body(served.get(f"/set?id={HOSTILE}&q=' or 1=1 --"))) == ["0"]

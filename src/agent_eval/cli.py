@@ -95,6 +95,11 @@ EVALUATE_EXIT_CODES = f"""Exit codes:
   3  invalid input (expected file against expected-schema.json, simulation
      file without runId, an empty run), or rejected lines (the result is
      still written)"""
+COMPARE_EXIT_CODES = f"""Exit codes:
+  0  compared
+{USAGE};
+     no published file yet, fewer than two sets, a set the published file
+     has no items of, or sets of several agents"""
 # what every "nothing to read yet" message tells the user to run
 BUILD_FIRST = "run `agent-eval build` first"
 MAX_DBT_ERROR_LINES = 40
@@ -261,6 +266,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     exp.add_argument("--set", dest="sets", action="append", help="only this set id (repeatable)")
     exp.add_argument("set_ids", nargs="*", metavar="SET", help="only these set ids (as --set)")
+    cmp = _command(
+        sub,
+        "compare",
+        "any sets of one agent side by side, items paired",
+        COMPARE_EXIT_CODES,
+        description="Compare sets of one agent of the published file (published/ beside --db, or "
+        "$AGENT_EVAL_PUBLISHED), each against the first: items paired by the agent's item key (query and "
+        "round; an imported log's sample id and epoch), per metric the paired difference, its 95% interval "
+        "clustered by query, a p-value (McNemar's exact test for pass_rate) and Holm's adjustment across the "
+        "metrics (docs/compare.md). Sets of different series may be compared.",
+    )
+    _common(cmp, drops=False, reports=False)
+    cmp.add_argument("set_ids", nargs="+", metavar="SET", help="set ids; the first is the reference (A)")
+    cmp_format = cmp.add_mutually_exclusive_group()
+    cmp_format.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    cmp_format.add_argument("--csv", action="store_true", help="print the comparison as CSV (a row per set and metric)")
     wd = _command(
         sub,
         "withdraw",
@@ -917,6 +938,31 @@ def cmd_export_every_eval_ever(paths: Paths, out: str | None, sets: list[str] | 
     return EXIT_OK
 
 
+def cmd_compare(paths: Paths, sets: list[str], fmt: str) -> int:
+    """Exit 2 when there is nothing to compare (no published file, an unknown
+    set, sets of several agents); the comparison on stdout otherwise."""
+    import duckdb
+
+    from agent_eval import compare
+
+    if not paths.published_db.is_file():
+        print(f"agent-eval compare: no published file at {paths.published_db}; {BUILD_FIRST}", file=sys.stderr)
+        return EXIT_USAGE
+    with duckdb.connect(str(paths.published_db), read_only=True) as con:
+        try:
+            result = compare.compare(con, sets)
+        except compare.CompareError as err:
+            print(f"agent-eval compare: {err}", file=sys.stderr)
+            return EXIT_USAGE
+    if fmt == "json":
+        print(compare.to_json(result))
+    elif fmt == "csv":
+        print(compare.to_csv(compare.metric_records(result), compare.METRIC_COLUMNS), end="")
+    else:
+        print(compare.to_text(result))
+    return EXIT_OK
+
+
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Exit 0 when evaluated cleanly, 3 with the result written when lines
     were rejected, else the EvaluateError's code (no result written)."""
@@ -1085,6 +1131,8 @@ def run_command(args: argparse.Namespace) -> int:
             return cmd_gates(_paths(args), args.junit)
         if args.command == "export":
             return cmd_export(_paths(args), args.out, ((args.sets or []) + args.set_ids) or None, args.format)
+        if args.command == "compare":
+            return cmd_compare(_paths(args), args.set_ids, "json" if args.json else "csv" if args.csv else "text")
         if args.command == "evaluate":
             return cmd_evaluate(args)
         if args.command == "serve":

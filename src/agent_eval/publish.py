@@ -21,7 +21,8 @@ connections and lock are gone) this module:
    imported tools' marts) is published as the same view over the
    published tables (its stored SQL names them by schema and table, which
    bind in the file the view lives in) and written as Parquet like a
-   table;
+   table; the table macros of those schemas (the compare's) are defined
+   again in the new file the same way;
 5. `os.replace`s the new file over the served one, then swaps the Parquet
    symlink to the new version folder (also `os.replace`, so also atomic).
 
@@ -280,6 +281,7 @@ def _write(
                 if text:
                     con.execute(f"comment on column {target}.{_ident(column)} is {_literal(text)}")
             counts.append((rel.schema, rel.name, con.execute(f"select count(*) from {target}").fetchone()[0]))
+        copy_table_macros(con)
         con.execute(f"detach {SOURCE}")
 
         meta_schema, meta_table = PUBLISH_TABLE
@@ -322,6 +324,23 @@ def _write(
     for path in tmp_parquet.rglob(PARQUET_FILE):
         _fsync(path)
     return counts
+
+
+def copy_table_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """Define in the new file the table macros of the published schemas (the
+    compare's, macros/compare.sql): readers call them with bound parameters
+    on the read-only file. Their definitions name tables by schema and table,
+    which bind in the file the macro lives in, as a view's do."""
+    macros = con.execute(
+        "select schema_name, function_name, parameters, macro_definition from duckdb_functions() "
+        "where database_name = ? and function_type = 'table_macro' and schema_name in "
+        f"({', '.join('?' for _ in PUBLISHED_SCHEMAS)}) order by schema_name, function_name",
+        [SOURCE, *PUBLISHED_SCHEMAS],
+    ).fetchall()
+    for schema, name, parameters, definition in macros:
+        con.execute(f"create schema if not exists {_ident(schema)}")
+        params = ", ".join(_ident(p) for p in parameters)
+        con.execute(f"create or replace macro {_ident(schema)}.{_ident(name)}({params}) as table {definition}")
 
 
 def _swap_symlink(link: Path, target: Path) -> None:

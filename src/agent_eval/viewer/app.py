@@ -12,7 +12,13 @@ Pages (all read the published DuckDB file through `Snapshots`, read-only):
                       actual of an engagement run; none: cards and gates only)
     /item?set=&line=  one item of an agent with an item table: question,
                       expected, answer, Raw JSON, checks, other rounds
-    /compare?set=     a set against its baseline: deltas, McNemar, flips
+    /compare?sets=A&sets=B[&sets=C...]
+                      any sets of one agent against the first (A): the grid
+                      of paired differences, p-values and Holm's adjustment,
+                      the items changed first (agent_eval.compare);
+                      ?set=X: X against its baseline; /compare.csv the same
+                      as CSV (table=metrics or items); /compare/item one
+                      item of two sets, the answers side by side, word diff
     /<agent>          an agent's index page, if its viewer part has one
                       (/engagement: every engagement run)
 
@@ -36,6 +42,7 @@ from flask import Flask, Response, g, redirect, render_template, request, url_fo
 from werkzeug.exceptions import HTTPException
 
 from agent_eval import agents
+from agent_eval import compare as compare_mod
 from agent_eval.fonts import web_font_bytes
 from agent_eval.viewer import pages
 from agent_eval.viewer.snapshots import NotPublished, Snapshots
@@ -189,6 +196,12 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
             "gates": pages.set_gates(cur, found["set_id"]),
             "page": "set",
         }
+        if agents.by_name().get(agent) is not None and agents.by_name()[agent].has_items:
+            # "compare with…": any set of the same agent, the baseline preselected
+            context["compare_choices"] = [
+                c for c in pages.compare_choices(cur, agent) if c["set_id"] != found["set_id"]
+            ]
+            context["compare_default"] = pages.baseline_of(cur, found["set_id"])
         part = viewer_part(agent)
         spec = getattr(part, "ITEM_TABLE", None)
         if spec is not None:
@@ -220,8 +233,69 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
     @app.get("/compare")
     def compare() -> str:
         cur = cursor()
-        found = pages.find_set(cur, request.args.get("set"))
-        return render_template("compare.html", set=found, page="compare", **pages.compare(cur, found["set_id"]))
+        sets = pages.compare_sets(request.args)
+        if request.args.get("set"):
+            # "vs baseline": this page with the set's baseline as the reference
+            found = pages.find_set(cur, request.args.get("set"))
+            baseline = pages.baseline_of(cur, found["set_id"])
+            if baseline is None:
+                return render_template(
+                    "compare.html",
+                    page="compare",
+                    set=found,
+                    sets=[found["set_id"]],
+                    choices=pages.compare_choices(cur, found["agent"]),
+                )
+            sets = [baseline, found["set_id"]]
+        if len(sets) < 2:
+            raise pages.BadRequest("compare needs at least two sets: /compare?sets=A&sets=B (A is the reference)")
+        first = pages.find_set(cur, sets[0])
+        data = pages.compare(cur, sets, request.args.get("versus"))
+        return render_template(
+            "compare.html",
+            page="compare",
+            set=first,
+            sets=sets,
+            choices=pages.compare_choices(cur, first["agent"]),
+            **data,
+        )
+
+    @app.get("/compare/item")
+    def compare_item() -> str:
+        cur = cursor()
+        sets = pages.compare_sets(request.args)
+        data = pages.compare_item(cur, sets, request.args.get("query"), request.args.get("round"))
+        return render_template("compare_item.html", page="compare", set=pages.find_set(cur, sets[0]), sets=sets, **data)
+
+    @app.get("/compare.csv")
+    def compare_csv() -> Response:
+        """The comparison (table=metrics) or the paired items of the reference
+        and `versus` (table=items) as CSV."""
+        cur = cursor()
+        sets = pages.compare_sets(request.args)
+        table = request.args.get("table", "metrics")
+        if table not in ("metrics", "items"):
+            raise pages.BadRequest("table must be metrics or items")
+        if len(sets) < 2:
+            raise pages.BadRequest("compare needs at least two sets: /compare.csv?sets=A&sets=B")
+        for set_id in sets:
+            pages.find_set(cur, set_id)
+        try:
+            if table == "metrics":
+                result = compare_mod.compare(cur, sets)
+                text = compare_mod.to_csv(compare_mod.metric_records(result), compare_mod.METRIC_COLUMNS)
+            else:
+                compare_mod.check_sets(cur, sets)
+                versus = request.args.get("versus") or sets[1]
+                if versus not in sets[1:]:
+                    raise pages.BadRequest("versus must be one of the compared sets after the first")
+                found = compare_mod.items(cur, sets[0], versus)
+                text = compare_mod.to_csv(found, list(found[0]) if found else ["set_a", "set_b"])
+        except compare_mod.CompareError as err:
+            raise pages.BadRequest(str(err)) from None
+        response = Response(text, mimetype="text/csv")
+        response.headers["Content-Disposition"] = f"attachment; filename=compare_{table}.csv"
+        return response
 
     @app.get("/<name>")
     def agent_index(name: str) -> str:

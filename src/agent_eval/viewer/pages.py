@@ -9,15 +9,18 @@ are taken from fixed allow-lists after validation (`BadRequest` otherwise).
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import json
 import math
+import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
 from agent_eval import agents, db
+from agent_eval import compare as compare_mod
 from agent_eval.db import Cursor, one, rows, scalar
 
 PER_PAGE = (25, 50, 100, 200)
@@ -577,29 +580,118 @@ def latency_histograms(cur: Cursor, spec: ItemTable, set_id: str) -> list[dict[s
 # ---------------------------------------------------------------- compare
 
 
-def compare(cur: Cursor, set_id: str) -> dict[str, Any]:
-    diffs = rows(
+def baseline_of(cur: Cursor, set_id: str) -> str | None:
+    """The set's baseline (history_metric_diffs), None for the first of a series."""
+    return scalar(
         cur,
-        "select metric, metric_label, direction, baseline_set_id, baseline_source, metric_value, baseline_value, "
-        "delta, delta_ci_low, delta_ci_high, min_delta, verdict, is_scoring_version_changed "
-        "from marts.history_metric_diffs where set_id = ? order by metric_order",
+        "select max(baseline_set_id) from marts.history_metric_diffs where set_id = ?",
         [set_id],
     )
-    test = one(cur, "select * from marts.history_flip_tests where set_id = ?", [set_id])
-    n_flips = (test or {}).get("n_matched") or 0  # the rows of history_flips of the set
-    flips = rows(
+
+
+def compare_sets(args: Any) -> list[str]:
+    """The sets of a /compare request: `sets` repeated (the first is the
+    reference), NFC as set ids are stored."""
+    sets = [unicodedata.normalize("NFC", s) for s in args.getlist("sets") if s]
+    if len(sets) > compare_mod.MAX_SETS:
+        raise BadRequest(f"compare at most {compare_mod.MAX_SETS} sets at once")
+    return sets
+
+
+def compare_choices(cur: Cursor, agent: str) -> list[dict[str, Any]]:
+    """The sets a set can be compared with: every set of its agent, newest first."""
+    return rows(
         cur,
-        "select query_id, round, query_text, transition, baseline_status, status, baseline_line_number, "
-        "line_number, baseline_message, message from marts.history_flips where set_id = ? "
-        "order by transition desc, query_id, round limit ?",
-        [set_id, MAX_FLIPS],
+        "select set_id, any_value(series_id) as series_id, any_value(drop_date) as drop_date "
+        "from marts.history_set_metrics where agent = ? group by set_id order by drop_date desc, set_id",
+        [agent],
     )
-    baseline = next((d["baseline_set_id"] for d in diffs if d["baseline_set_id"]), None)
+
+
+CHANGED = ("pass_to_fail", "fail_to_pass", "score_changed")
+
+
+def compare(cur: Cursor, sets: list[str], versus: str | None = None) -> dict[str, Any]:
+    """Any sets side by side (agent_eval.compare: the published file's table
+    macros): the grid of metrics, and the items of the reference against
+    one other set (`versus`, default the second): changed items first (up
+    to MAX_FLIPS), the unchanged behind their count, the unpaired listed."""
+    for set_id in sets:
+        find_set(cur, set_id)  # 404 for a set the file does not hold
+    try:
+        result = compare_mod.compare(cur, sets)
+    except compare_mod.CompareError as err:
+        raise BadRequest(str(err)) from None
+    versus = versus or sets[1]
+    if versus not in sets[1:]:
+        raise BadRequest(f"versus must be one of the compared sets after the first, not {versus[:80]!r}")
+    # one pass over the pairs: each change's count and its first MAX_FLIPS rows
+    shown = rows(
+        cur,
+        "select * from (select *, count(*) over (partition by change) as n_change, row_number() over "
+        "(partition by change order by score_change desc, round_order, query_id) as k "
+        "from marts.compare_items(?, ?)) where k <= ? "
+        "order by change_order, score_change desc, round_order, query_id",
+        [sets[0], versus, MAX_FLIPS],
+    )
+    counts = {r["change"]: r["n_change"] for r in shown}
+    listed = [r for r in shown if r["change"] in CHANGED][:MAX_FLIPS]
+    unpaired = [r for r in shown if r["change"] in ("only_a", "only_b")][:MAX_FLIPS]
+    unchanged = [r for r in shown if r["change"] == "unchanged"]
+    tested = [r for r in result.metrics if r["set_b"] == versus and not r.get("is_reference")]
     return {
-        "diffs": diffs,
-        "test": test,
-        "flips": flips,
-        "n_flips": n_flips,
-        "baseline_set_id": baseline,
+        "comparison": result,
+        "grid": result.grid(),
+        "versus": versus,
+        "tested": tested,
+        "pairing": tested[0] if tested else None,
+        "counts": counts,
+        "n_changed": sum(counts.get(c, 0) for c in CHANGED),
+        "items": listed,
+        "unpaired": unpaired,
+        "unchanged": unchanged,
         "max_flips": MAX_FLIPS,
     }
+
+
+# a word: a run of letters or digits (Hangul syllables and jamo are letters),
+# or one other character; spaces are their own tokens, so the text comes back whole
+WORD = re.compile(r"\w+|\s+|[^\w\s]", re.UNICODE)
+
+
+def word_diff(old: str | None, new: str | None) -> list[tuple[str, str]]:
+    """Two answers as (op, text) runs, op 'same', 'del' (only in the old) or
+    'ins' (only in the new), by words. Both are NFC first, so a Hangul word
+    typed as decomposed jamo equals its precomposed form; a Korean word with
+    another particle (결과는 / 결과가) differs as one word, as a reader sees it."""
+    a = WORD.findall(unicodedata.normalize("NFC", old or ""))
+    b = WORD.findall(unicodedata.normalize("NFC", new or ""))
+    runs: list[tuple[str, str]] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            runs.append(("same", "".join(a[i1:i2])))
+            continue
+        if i2 > i1:
+            runs.append(("del", "".join(a[i1:i2])))
+        if j2 > j1:
+            runs.append(("ins", "".join(b[j1:j2])))
+    return runs
+
+
+def compare_item(cur: Cursor, sets: list[str], query_id: str | None, round_: str | None) -> dict[str, Any]:
+    """One item key of two sets side by side: both rows of compare_items and
+    the word-level diff of the two answers."""
+    if len(sets) != 2:
+        raise BadRequest("an item is compared between two sets: /compare/item?sets=A&sets=B&query=...&round=...")
+    if not query_id or round_ is None:
+        raise BadRequest("query and round (the item key) are required")
+    for set_id in sets:
+        find_set(cur, set_id)
+    found = one(
+        cur,
+        "select * from marts.compare_items(?, ?) where query_id = ? and round = ?",
+        [sets[0], sets[1], unicodedata.normalize("NFC", query_id), unicodedata.normalize("NFC", round_)],
+    )
+    if found is None:
+        raise NotFound(f"no item {query_id!r} round {round_!r} in either set")
+    return {"item": found, "diff": word_diff(found["message_a"], found["message_b"])}

@@ -1,0 +1,253 @@
+"""The compare (docs/compare.md): any two sets of one agent, items paired, on
+a hand-made pair; its figures against an independent computation (numpy for
+the clustered error, scipy for the t and binomial tails), against the
+history marts when the second set is the first one's next night, in the
+published file, and through `agent-eval compare`.
+
+tests/fixtures/compare: resume sets, 8 queries x rounds 1/1 and 2/1.
+  2026-11-20/resume_agent_cmp_a.csv  (A)   16 items
+  2026-11-20/resume_agent_cmp_b.csv  (B)   another series: Q8 2/1 missing, Q9 1/1 added
+  2026-11-21/resume_agent_cmp_a.csv  (A2)  A's next night (its baseline is A): 16 items
+Pass = stability 5 = status ok or partial; an error fails (seed
+history_pass_rules). A vs B by key (o ok, p partial, e error):
+  Q1 o>e  o>o | Q2 o>o p>o | Q3 e>o o>e | Q4 o>p o>o
+  Q5 p>p  e>o | Q6 o>e o>o | Q7 o>o o>e | Q8 e>e, 2/1 only in A | Q9 1/1 only in B
+  pass->fail b = 4 (Q1 1/1, Q3 2/1, Q6 1/1, Q7 2/1), fail->pass c = 2
+  (Q3 1/1, Q5 2/1): exact McNemar p = 2 P(X <= 2), X ~ Bin(6, 1/2)
+  = 2 (1 + 6 + 15) / 64 = 0.6875; 15 pairs, 1 only in A, 1 only in B.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections import defaultdict
+
+import duckdb
+import numpy as np
+import pytest
+from scipy import stats
+
+from agent_eval import cli, compare
+from agent_eval.cli import EXIT_OK, EXIT_USAGE
+
+A = "2026-11-20/resume_agent_cmp_a.csv"
+B = "2026-11-20/resume_agent_cmp_b.csv"
+A2 = "2026-11-21/resume_agent_cmp_a.csv"
+MEASURES = {
+    "pass_rate": "cast(is_pass as integer)",
+    "accuracy_score": "accuracy_score",
+    "stability_score": "stability_score",
+    "latency_score": "latency_score",
+    "latency_sec": "latency_sec",
+}
+
+
+@pytest.fixture(scope="module")
+def wh(module_built):
+    warehouse, _ = module_built("compare")
+    return warehouse
+
+
+@pytest.fixture(scope="module")
+def published(wh):
+    return wh.paths.published_db
+
+
+def metric_rows(db, set_a, set_b):
+    with duckdb.connect(str(db), read_only=True) as con:
+        cursor = con.execute("select * from marts.compare_metrics(?, ?)", [set_a, set_b])
+        names = [d[0] for d in cursor.description]
+        return {r["metric"]: r for r in (dict(zip(names, row)) for row in cursor.fetchall())}
+
+
+def item_values(wh, set_id):
+    """{(query, round): {measure: value}} of a set's items (the agent's item
+    scores: inputs of the compare, not its output)."""
+    cols = ", ".join(f"{expr} as {name}" for name, expr in MEASURES.items())
+    out = {}
+    for q, r, *values in wh.query(
+        f"select query_id, round, {cols} from marts.history_items where set_id = ?", [set_id]
+    ):
+        out[(q, r)] = dict(zip(MEASURES, values))
+    return out
+
+
+def expected_paired(wh, set_a, set_b, measure):
+    """delta, se, p from the definitions: the mean over rounds of the round
+    means of the paired differences d = y_b - y_a; CR1 clustered by query,
+    V = G / (G - 1) sum_g (sum_{i in g} w_i (d_i - delta))^2 with
+    w_i = 1 / (rounds x items in the round); t with G - 1 df."""
+    a, b = item_values(wh, set_a), item_values(wh, set_b)
+    diffs = [
+        (q, r, b[(q, r)][measure] - a[(q, r)][measure])
+        for (q, r) in a
+        if (q, r) in b and a[(q, r)][measure] is not None and b[(q, r)][measure] is not None
+    ]
+    by_round = defaultdict(list)
+    for _, r, d in diffs:
+        by_round[r].append(d)
+    delta = float(np.mean([np.mean(v) for v in by_round.values()]))
+    sums = defaultdict(float)
+    for q, r, d in diffs:
+        sums[q] += (d - delta) / (len(by_round) * len(by_round[r]))
+    g = len(sums)
+    se = float(np.sqrt(g / (g - 1) * np.sum(np.square(list(sums.values())))))
+    p = 1.0 if se == 0 and delta == 0 else float(2 * stats.t.sf(abs(delta / se), g - 1))
+    return delta, se, g, p
+
+
+def test_pairs_counted_and_changed_items_first(published):
+    with duckdb.connect(str(published), read_only=True) as con:
+        got = compare.items(con, A, B)
+        counts = compare.change_counts(con, A, B)
+    assert counts["pass_to_fail"] == 4
+    assert counts["fail_to_pass"] == 2
+    assert (counts["only_a"], counts["only_b"]) == (1, 1)
+    assert sum(counts.values()) == 17  # 15 pairs + 1 + 1: no item dropped
+    changes = [r["change"] for r in got]
+    assert changes[:6] == ["pass_to_fail"] * 4 + ["fail_to_pass"] * 2
+    assert {(r["query_id"], r["round"]) for r in got[:4]} == {
+        ("Q1", "1/1"),
+        ("Q3", "2/1"),
+        ("Q6", "1/1"),
+        ("Q7", "2/1"),
+    }
+    assert [(r["query_id"], r["round"]) for r in got if r["change"] == "only_a"] == [("Q8", "2/1")]
+    assert [(r["query_id"], r["round"]) for r in got if r["change"] == "only_b"] == [("Q9", "1/1")]
+    # both answers on each row
+    first = got[0]
+    assert first["message_a"] and first["message_b"] == "시간 초과"
+    # changed scores by size, then the unchanged
+    scored = [r["score_change"] for r in got if r["change"] == "score_changed"]
+    assert scored == sorted(scored, reverse=True) and all(s > 0 for s in scored)
+    assert changes.index("unchanged") > len(changes) - 1 - changes[::-1].index("score_changed")
+
+
+def test_figures_agree_with_an_independent_computation(wh, published):
+    rows = metric_rows(published, A, B)
+    assert set(rows) == set(MEASURES)
+    for metric, row in rows.items():
+        delta, se, g, p_t = expected_paired(wh, A, B, metric)
+        assert row["delta"] == pytest.approx(delta, abs=1e-9), metric
+        assert row["value_b"] - row["value_a"] == pytest.approx(row["delta"], abs=1e-9)
+        assert row["std_error"] == pytest.approx(se, rel=1e-9, abs=1e-12), metric
+        assert row["n_clusters"] == g
+        t = stats.t.ppf(0.975, g - 1)
+        assert row["ci_low"] == pytest.approx(delta - t * se, abs=1e-6)
+        assert row["ci_high"] == pytest.approx(delta + t * se, abs=1e-6)
+        if metric == "pass_rate":
+            assert row["test"] == "mcnemar_exact"
+            assert row["p_value"] == pytest.approx(stats.binomtest(2, 6, 0.5).pvalue, abs=1e-12)
+            assert row["p_value"] == pytest.approx(0.6875, abs=1e-12)
+        else:
+            assert row["test"] == "cluster_robust_t"
+            assert row["p_value"] == pytest.approx(p_t, abs=1e-9), metric
+        assert (row["n_paired"], row["n_only_a"], row["n_only_b"]) == (15, 1, 1)
+        assert (row["n_pass_fail"], row["n_fail_pass"]) == (4, 2)
+    # Holm: sorted p, the k-th times (m - k + 1), running max, capped at 1
+    ordered = sorted(rows.values(), key=lambda r: (r["p_value"], r["metric"]))
+    running = 0.0
+    for k, row in enumerate(ordered):
+        running = max(running, min(1.0, (len(ordered) - k) * row["p_value"]))
+        assert row["p_holm"] == pytest.approx(running, abs=1e-9), row["metric"]
+
+
+def test_t_tail_matches_scipy_over_degrees_of_freedom(published):
+    """The t tail the p-values use (macro t_two_sided_p), through the
+    compare's own rows: each row's p from its delta / se and G - 1."""
+    rows = metric_rows(published, A, B)
+    for row in rows.values():
+        if row["test"] == "cluster_robust_t" and row["std_error"]:
+            expected = 2 * stats.t.sf(abs(row["delta"] / row["std_error"]), row["n_clusters"] - 1)
+            assert row["p_value"] == pytest.approx(expected, abs=1e-9)
+
+
+def test_equals_the_history_marts_against_the_baseline(wh):
+    """A2's baseline is A (the previous night of its series): the compare of
+    (A, A2) has history_metric_diffs' delta for every metric both have and
+    history_flip_tests' table and p-value. (Its interval is the paired one,
+    narrower than the history's, which treats the nights as independent.)"""
+    rows = metric_rows(wh.paths.db_path, A, A2)
+    diffs = {
+        m: (d, base)
+        for m, d, base in wh.query(
+            "select metric, delta, baseline_set_id from marts.history_metric_diffs where set_id = ?", [A2]
+        )
+    }
+    shared = set(rows) & set(diffs)
+    assert {"accuracy_score", "stability_score", "latency_score", "latency_sec"} <= shared
+    for metric in shared:
+        delta, base = diffs[metric]
+        assert base == A
+        assert rows[metric]["delta"] == pytest.approx(delta, abs=1e-9), metric
+    [(b, c, p)] = wh.query(
+        "select n_pass_fail, n_fail_pass, p_value from marts.history_flip_tests where set_id = ?", [A2]
+    )
+    assert (rows["pass_rate"]["n_pass_fail"], rows["pass_rate"]["n_fail_pass"]) == (b, c)
+    assert rows["pass_rate"]["p_value"] == pytest.approx(p, abs=1e-12)
+
+
+def test_the_published_file_answers_as_the_warehouse(wh, published):
+    assert metric_rows(published, A, B) == metric_rows(wh.paths.db_path, A, B)
+
+
+def run_cli(capsys, wh, *args):
+    code = cli.main(["compare", "--db", str(wh.paths.db_path), *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_text_json_csv(capsys, wh, published):
+    code, out, _ = run_cli(capsys, wh, A, B, A2)
+    assert code == EXIT_OK
+    assert f"B = {B}" in out and f"B = {A2}" in out
+    assert "15 paired, 1 only in A, 1 only in B; pass→fail 4, fail→pass 2" in out
+    assert "0.6875" in out  # McNemar's p of pass_rate, A vs B
+    code, out, _ = run_cli(capsys, wh, "--json", A, B)
+    assert code == EXIT_OK
+    doc = json.loads(out)
+    assert doc["agent"] == "resume_agent" and doc["reference"] == A
+    assert {s["set_id"]: s["n_items"] for s in doc["sets"]} == {A: 16, B: 16}
+    by_metric = {r["metric"]: r for r in doc["metrics"]}
+    expected = metric_rows(published, A, B)
+    for metric, row in expected.items():
+        assert by_metric[metric]["delta"] == row["delta"]
+        assert by_metric[metric]["p_holm"] == row["p_holm"]
+    code, out, _ = run_cli(capsys, wh, "--csv", A, B, A2)
+    assert code == EXIT_OK
+    lines = out.splitlines()
+    assert lines[0].split(",") == list(compare.METRIC_COLUMNS)
+    assert len(lines) == 1 + 2 * len(MEASURES)
+
+
+@pytest.mark.parametrize(
+    ("sets", "message"),
+    [
+        ([A], "at least two sets"),
+        ([A, A], "named twice"),
+        ([A, "2026-11-20/nope.csv"], "no items of set(s) 2026-11-20/nope.csv"),
+    ],
+)
+def test_cli_refuses_what_it_cannot_compare(capsys, wh, sets, message):
+    code, _, err = run_cli(capsys, wh, *sets)
+    assert code == EXIT_USAGE
+    assert message in err
+
+
+def test_word_diff_is_by_words_and_hangul_aware():
+    from agent_eval.viewer.pages import word_diff
+
+    # a changed particle changes its word, the rest stays
+    assert word_diff("주요 결과는 아래와 같습니다.", "주요 결과가 아래와 같습니다.") == [
+        ("same", "주요 "),
+        ("del", "결과는"),
+        ("ins", "결과가"),
+        ("same", " 아래와 같습니다."),
+    ]
+    # decomposed jamo (NFD) equal their precomposed syllables
+    decomposed = unicodedata.normalize("NFD", "결과는 좋다")
+    assert decomposed != "결과는 좋다"
+    assert word_diff(decomposed, "결과는 나쁘다") == [("same", "결과는 "), ("del", "좋다"), ("ins", "나쁘다")]
+    # a missing answer: all inserted
+    assert word_diff(None, "답") == [("ins", "답")]
