@@ -33,13 +33,16 @@
 
 {% macro file_row_counts(
     kind, rows_model, scored_model,
-    scored_file='set_id', scored_sha='file_sha256', scored_where='true'
+    scored_file='set_id', scored_sha='file_sha256', scored_where='true',
+    scored_count='count(*)'
 ) -%}
     {#- The rows of int_<agent>__file_rows for one input kind whose staging
         model `rows_model` has one row per raw row (source_file,
         file_sha256, reject_reason): raw, valid and rejected rows per file
         version, and the rows of `scored_model` (a public mart) per
-        (scored_file, scored_sha) that pass `scored_where`. -#}
+        (scored_file, scored_sha) that pass `scored_where`, counted by
+        `scored_count` (count(distinct line_number): a record with a row per
+        scorer there counts once). -#}
     select
         '{{ kind }}' as kind,
         row_counts.source_file,
@@ -63,7 +66,7 @@
         select
             {{ scored_file }} as source_file,
             {{ scored_sha }} as sha256,
-            count(*) as n_scored_rows
+            {{ scored_count }} as n_scored_rows
         from {{ ref(scored_model) }}
         where {{ scored_where }}
         group by {{ scored_file }}, {{ scored_sha }}
@@ -227,4 +230,192 @@
     union all
     {%- endif %}
     {%- endfor %}
+{%- endmacro %}
+
+
+{% macro imported_set_stats(agent) -%}
+    {#- The CTEs of int_<tool>__set_stats of an imported tool, called as
+        {% call imported_set_stats('<tool>') %} ... {% endcall %} with the
+        body the union of the tool's observations (set_id, file_sha256,
+        metric, group_key, cluster_id, metric_value; macro
+        set_observations): `observations`, the clustered mean, n and
+        standard error of each (set, metric) (macro cluster_mean_stats),
+        and `set_stats`, the interface's columns. -#}
+observations as (
+
+    {{ caller() }}
+
+),
+
+{{ cluster_mean_stats('observations') }},
+
+set_stats as (
+
+    select
+        set_id,
+        file_sha256,
+        '{{ agent }}' as agent,
+        metric,
+        metric_value,
+        n_obs,
+        n_clusters,
+        std_error,
+        {{ scoring_version(agent) }} as scoring_version
+    from metric_stats
+
+)
+{%- endmacro %}
+
+
+{% macro set_observations(
+    relation, metric, value, cluster_id='sample_id', where=none
+) -%}
+    {#- One branch of an imported tool's observations: a row per row of
+        `relation` (that passes `where`), the SQL expressions `metric` and
+        `value` observed in cluster `cluster_id` (a sample; 'set' for a
+        figure the set has once). -#}
+    select
+        set_id,
+        file_sha256,
+        {{ metric }} as metric,
+        'all' as group_key,
+        {{ cluster_id }} as cluster_id,
+        {{ value }} as metric_value
+    from {{ relation }}
+    {%- if where %}
+    where {{ where }}
+    {%- endif %}
+{%- endmacro %}
+
+
+{% macro set_cost_observations(relation) -%}
+    {#- The observation `total_cost` of an imported tool's set: the sum of
+        the total_cost of `relation`'s rows (one per sample record), one
+        value per set with no interval, when any row records a cost. -#}
+    select
+        set_id,
+        file_sha256,
+        'total_cost' as metric,
+        'all' as group_key,
+        'set' as cluster_id,
+        sum(total_cost) as metric_value
+    from {{ relation }}
+    group by set_id, file_sha256
+    having count(total_cost) > 0
+{%- endmacro %}
+
+
+{% macro imported_set_scores(
+    agent, sets, scale_min, scale_max, is_proportion,
+    n_obs='computed.n_samples', interval_when='true',
+    columns_before_version=[], columns_after_version=[]
+) -%}
+    {#- The `final` CTE of <tool>_set_scores of an imported tool: a row per
+        row of `computed` (set_id, scorer, metric, value, n_samples,
+        std_error, t_critical, tool_reported_value) of a set in `sets`
+        (the CTE of the sets built: drop_date, series_id, file_sha256),
+        with the value's 95% interval where `interval_when` holds, reported
+        within the scale (macro interval_bound: `scale_min`, `scale_max`,
+        `is_proportion` and `n_obs` are SQL expressions over `computed`),
+        and agrees_with_tool: false when the value and the tool's figure
+        are both defined and differ by more than 1e-9. The tool's own
+        columns follow file_sha256 (`columns_before_version`) or
+        scoring_version (`columns_after_version`), as SQL select items. -#}
+final as (
+
+    select
+        computed.set_id,
+        computed.scorer,
+        computed.metric,
+        computed.value,
+        cast(computed.n_samples as bigint) as n_samples,
+        computed.std_error,
+        {%- for side in ['low', 'high'] %}
+        case
+            when {{ interval_when }}
+                then {{ interval_bound(
+                    side, 'computed.value', 'computed.std_error',
+                    'computed.t_critical', n_obs,
+                    scale_min, scale_max, is_proportion
+                ) }}
+        end as ci_{{ side }},
+        {%- endfor %}
+        computed.tool_reported_value,
+        case
+            when computed.value is null or computed.tool_reported_value is null
+                then null
+            else abs(computed.value - computed.tool_reported_value) <= 1e-9
+        end as agrees_with_tool,
+        {{ sets }}.drop_date,
+        {{ sets }}.series_id,
+        {{ sets }}.file_sha256,
+        {%- for column in columns_before_version %}
+        {{ column }},
+        {%- endfor %}
+        {{ scoring_version(agent) }} as scoring_version
+        {%- for column in columns_after_version %},
+        {{ column }}
+        {%- endfor %}
+    from computed
+    inner join {{ sets }}
+        on computed.set_id = {{ sets }}.set_id
+
+)
+{%- endmacro %}
+
+
+{% macro imported_history_items(agent, fail_detail='items.explanation') -%}
+    {#- The `final` select of int_<tool>__history_items of an imported tool
+        whose items have Inspect's columns: a row per item of `items`
+        judged by its set's scorer (CTE `judged_by`: set_id, scorer):
+        query = sample id, round = epoch, segment = scorer; status error
+        (the item has an error), empty (no answer), ok; the verdict is the
+        item's is_pass. -#}
+    select
+        '{{ agent }}' as agent,
+        items.set_id,
+        items.file_sha256,
+        items.line_number,
+        items.sample_id as query_id,
+        cast(items.epoch as varchar) as round,
+        items.epoch as round_order,
+        items.scorer as segment,
+        case
+            when items.error is not null then 'error'
+            when coalesce(trim(items.completion), '') = '' then 'empty'
+            else 'ok'
+        end as status,
+        false as is_duplicate,
+        cast(null as double) as accuracy_score,
+        cast(null as double) as stability_score,
+        items.latency_sec,
+        cast(null as double) as latency_score,
+        items.input as query_text,
+        items.completion as assistant_message,
+        items.error as error_message,
+        {{ fail_detail }} as fail_detail,
+        items.is_pass
+    from items
+    inner join judged_by
+        on
+            items.set_id = judged_by.set_id
+            and items.scorer = judged_by.scorer
+{%- endmacro %}
+
+
+{% macro history_metric_scale(agent, metric, column) -%}
+    {#- `column` (scale_min, scale_max or is_proportion) of the rule of
+        seed history_metrics for `agent`'s metric `metric` (a SQL
+        expression): the metric's own row, else the agent's row of metric
+        '*'; null when neither exists. The range the history's intervals
+        keep to, for a set mart's interval of the same metric. -#}
+    (
+        select metric_rules.{{ column }}
+        from {{ ref('history_metrics') }} as metric_rules
+        where
+            metric_rules.agent = '{{ agent }}'
+            and metric_rules.metric in ({{ metric }}, '*')
+        order by metric_rules.metric = '*'
+        limit 1
+    )
 {%- endmacro %}

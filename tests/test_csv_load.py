@@ -339,11 +339,11 @@ def test_a_csv_file_rewritten_while_its_rejection_is_read_is_not_recorded(tmp_pa
     ragged = ",".join(HEADER) + "\nr,i1,q1\n"  # DuckDB fails: the exact parser reads it
     path = write(drops, "rewritten", ragged.encode())
 
-    def decode_while_rewritten(data, encoding):
+    def read_while_rewritten(source, kind):
         path.write_bytes(csv_text([row("r", "i1", "q1", "1"), row("r", "i2", "q2", "2")]).encode())
-        raise UnicodeDecodeError(encoding, data, 0, 1, "half a file")
+        raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "half a file")
 
-    monkeypatch.setattr(parse, "decode", decode_while_rewritten)
+    monkeypatch.setattr(parse, "read_records", read_while_rewritten)
     assert ingest.manifest_rows(drops, landing=landing) == []
     monkeypatch.undo()
     (obs,) = ingest.manifest_rows(drops, landing=landing)

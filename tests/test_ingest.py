@@ -526,3 +526,62 @@ def test_a_header_longer_than_the_head_is_read_whole_not_judged_cut(tmp_path):
     ((obs, rows),) = observe_and_load(tmp_path / "drops", tmp_path / "landing")
     assert obs["status"] == "loaded", obs["reject_reason"]
     assert obs["n_data_records"] == 2 and len(rows) == 2
+
+
+def wide_resume_csv(n_extra: int, n_rows: int) -> bytes:
+    """A resume export whose header has n_extra more columns (named
+    extra_<i>, about 11 bytes each) before its last one, and n_rows rows."""
+    from agent_eval.agents.resume_agent import COLUMNS
+
+    extra = [f"extra_{i}" for i in range(n_extra)]
+    header = [*COLUMNS[:-1], *extra, COLUMNS[-1]]
+    row = ["r1", "i1", "q1", "1", "질의", "", "", "1/1", "응답", "", "", "", "", *(["x"] * n_extra), '"{""a"": 1}"']
+    return ("\r\n".join([",".join(header)] + [",".join(row)] * n_rows) + "\r\n").encode("utf-8")
+
+
+def test_the_exact_parsers_memory_follows_the_record_limit_not_the_file(tmp_path, monkeypatch):
+    """A header of 15,500 columns takes the exact parser (it is longer than
+    the head). That parser held the whole text, its lines and every row's
+    extra columns as JSON until the end: memory grew with rows x columns
+    (4.7 GB for a large file). It reads line by line and lands a batch at
+    a time: its Python allocations stay within a multiple of the record
+    limit (1 MB here; a 15,500-column record is some 15,500 Python objects)
+    for a file several times the limit, whose rows' extra columns are some
+    260 KB of JSON each (150 rows: about 39 MB)."""
+    import tracemalloc
+
+    monkeypatch.setenv("AGENT_EVAL_MAX_RECORD_MB", "1")
+    drops = tmp_path / "drops" / "2026-11-01"
+    drops.mkdir(parents=True)
+    data = wide_resume_csv(15500, 150)
+    assert len(data) > 4 * 2**20
+    (drops / "resume_agent_wide.csv").write_bytes(data)
+    tracemalloc.start()
+    try:
+        (obs,) = ingest.manifest_rows(tmp_path / "drops", landing=tmp_path / "landing")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert obs["status"] == "loaded", obs["reject_reason"]
+    assert obs["n_data_records"] == 150 and obs["loader"] == "python"
+    assert peak < 24 * 2**20, f"{peak / 2**20:.1f} MB"
+
+
+def test_a_header_over_the_record_limit_rejects_its_file_alone(tmp_path, monkeypatch):
+    """The header is a record: one over the record limit rejects its file,
+    saying it is the header (line 1) and why, before more than the limit of
+    it is read; the other files of the night load."""
+    monkeypatch.setenv("AGENT_EVAL_MAX_RECORD_MB", "1")
+    drops = tmp_path / "drops" / "2026-11-01"
+    drops.mkdir(parents=True)
+    (drops / "resume_agent_wider.csv").write_bytes(wide_resume_csv(100_000, 2))  # a header of about 1.1 MB
+    (drops / "resume_agent_nightly.csv").write_text(HEADER + "\n" + row("r1", "i1", "q1", "1") + "\n", encoding="utf-8")
+    found = {
+        obs["source_file"]: (obs, rows) for obs, rows in observe_and_load(tmp_path / "drops", tmp_path / "landing")
+    }
+    wider, _ = found["2026-11-01/resume_agent_wider.csv"]
+    assert wider["status"] == "rejected"
+    assert "header" in wider["reject_reason"] and "line 1" in wider["reject_reason"]
+    assert "record_too_large" in wider["reject_reason"] and "1 MB" in wider["reject_reason"]
+    nightly, rows = found["2026-11-01/resume_agent_nightly.csv"]
+    assert nightly["status"] == "loaded" and len(rows) == 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import math
+import statistics
 from typing import Any
 
 import duckdb
@@ -121,6 +122,77 @@ def test_a_share_of_independent_items_has_wilsons_binomial_interval(published):
         assert k == pytest.approx(value * n, abs=1e-9)
         interval = stats.binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
         assert (low, high) == pytest.approx((interval.low, interval.high), rel=REL, abs=1e-12), (set_id, metric)
+
+
+# Each imported tool's items per (set, scorer, metric) of its set mart, one
+# value per sample (every sample of the sample drops is its own cluster),
+# with the range and whether the figure is a share. The shares: OpenAI
+# Evals' match accuracy (seed history_metrics), EvalVault's pass rates,
+# lm-eval's acc / exact_match means (seed lm_eval_metric_aggregations);
+# the rest are means within [0, 1] (Every Eval Ever: the file's
+# min_score / max_score).
+IMPORTED_ITEMS = {
+    "openai_evals": """
+        select set_id, scorer, case when scorer = 'match' then 'accuracy' else 'mean' end,
+            list(value), 0.0, 1.0, scorer = 'match'
+        from marts.openai_evals_item_scores where value is not null group by all""",
+    "evalvault": """
+        select set_id, scorer, 'pass_rate', list(case when is_pass then 1.0 else 0.0 end), 0.0, 1.0, true
+        from marts.evalvault_item_scores group by all
+        union all
+        select set_id, scorer, 'mean', list(value), 0.0, 1.0, false
+        from marts.evalvault_item_scores where scorer <> 'overall' and value is not null group by all""",
+    "lm_eval": """
+        select set_id, scorer, 'mean', list(value), 0.0, 1.0, true
+        from marts.lm_eval_item_scores
+        where aggregation = 'mean' and metric_name in ('acc', 'acc_norm', 'exact_match') group by all""",
+    "every_eval_ever": """
+        select items.set_id, scores.scorer, scores.metric, list(items.value), scores.min_score, scores.max_score,
+            scores.score_type = 'binary'
+        from marts.every_eval_ever_item_scores as items
+        inner join marts.every_eval_ever_set_scores as scores
+            on items.set_id = scores.set_id and items.result_index = scores.result_index
+        where items.value is not null group by all""",
+}
+
+
+@pytest.mark.parametrize("tool", sorted(IMPORTED_ITEMS))
+def test_imported_tool_intervals_lie_within_the_scale(published, tool):
+    """An imported tool's set interval is reported within the scale, as the
+    history's: a share gets scipy's Wilson interval for its binomial count,
+    a mean the t interval (sd ddof 1 / sqrt(n)) cut at the scale's ends;
+    computed here from the item values. The sample drops have, for each
+    tool, a set of few items whose t interval leaves [0, 1] (before: e.g.
+    an OpenAI Evals match accuracy of 4/6 reported [0.125, 1.209])."""
+    reported = {
+        row[:3]: row[3:]
+        for row in published.execute(
+            f"select set_id, scorer, metric, value, n_samples, ci_low, ci_high from marts.{tool}_set_scores "
+            "where std_error is not null"
+        ).fetchall()
+    }
+    items = published.execute(IMPORTED_ITEMS[tool]).fetchall()
+    leaves_scale = 0
+    for set_id, scorer, metric, values, lo, hi, is_share in items:
+        if (set_id, scorer, metric) not in reported or len(values) < 2:
+            continue
+        value, n, low, high = reported[(set_id, scorer, metric)]
+        values = [float(v) for v in values]
+        value, low, high, lo, hi = (float(x) for x in (value, low, high, lo, hi))
+        assert n == len(values), (set_id, scorer, metric)
+        mean = sum(values) / n
+        assert value == pytest.approx(mean, rel=REL, abs=1e-12)
+        half = t975(n - 1) * statistics.stdev(values) / math.sqrt(n)
+        leaves_scale += mean - half < lo or mean + half > hi
+        if is_share:
+            k = round(sum(values))
+            interval = stats.binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+            expected = (interval.low, interval.high)
+        else:
+            expected = (max(mean - half, lo), min(mean + half, hi))
+        assert (low, high) == pytest.approx(expected, rel=REL, abs=1e-12), (set_id, scorer, metric)
+        assert lo <= low <= high <= hi, (set_id, scorer, metric)
+    assert leaves_scale, f"{tool}: no set whose t interval leaves the scale"
 
 
 def test_few_clusters_are_flagged_and_the_pages_say_so(published, module_built):

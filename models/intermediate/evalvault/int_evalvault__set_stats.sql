@@ -28,83 +28,41 @@ test_cases as (
 
 ),
 
-observations as (
-
-    select
-        set_id,
-        file_sha256,
-        'pass_rate' as metric,
-        'all' as group_key,
-        sample_id as cluster_id,
-        case when is_pass then 1.0 else 0.0 end as metric_value
-    from test_cases
+{% call imported_set_stats('evalvault') %}
+    {{ set_observations(
+        'test_cases', "'pass_rate'",
+        'case when is_pass then 1.0 else 0.0 end'
+    ) }}
 
     union all
 
-    select
-        set_id,
-        file_sha256,
-        scorer as metric,
-        'all' as group_key,
-        sample_id as cluster_id,
-        value as metric_value
-    from items
-    where scorer <> 'overall'
+    {{ set_observations(
+        'items', 'scorer', 'value', where="scorer <> 'overall'"
+    ) }}
 
     union all
 
-    select
-        set_id,
-        file_sha256,
-        'pass_rate:' || scorer as metric,
-        'all' as group_key,
-        sample_id as cluster_id,
-        case when is_pass then 1.0 else 0.0 end as metric_value
-    from items
-    where scorer <> 'overall'
+    {{ set_observations(
+        'items', "'pass_rate:' || scorer",
+        'case when is_pass then 1.0 else 0.0 end',
+        where="scorer <> 'overall'"
+    ) }}
 
     union all
 
-    select
-        set_id,
-        file_sha256,
-        'tokens_per_sample' as metric,
-        'all' as group_key,
-        sample_id as cluster_id,
-        tokens_used as metric_value
-    from test_cases
-    where tokens_used is not null
+    {{ set_observations(
+        'test_cases', "'tokens_per_sample'", 'tokens_used',
+        where='tokens_used is not null'
+    ) }}
 
     union all
 
-    select
-        set_id,
-        file_sha256,
-        'total_cost' as metric,
-        'all' as group_key,
-        'set' as cluster_id,
-        sum(total_cost) as metric_value
-    from test_cases
-    group by set_id, file_sha256
-    having count(total_cost) > 0
-
-),
-
-{{ cluster_mean_stats('observations') }},
+    {{ set_cost_observations('test_cases') }}
+{% endcall %},
 
 final as (
 
-    select
-        set_id,
-        file_sha256,
-        'evalvault' as agent,
-        metric,
-        metric_value,
-        n_obs,
-        n_clusters,
-        std_error,
-        {{ scoring_version('evalvault') }} as scoring_version
-    from metric_stats
+    select * from set_stats
 
 )
 

@@ -58,32 +58,19 @@ sample_records as (
 
 ),
 
-observations as (
-
-    select
-        set_id,
-        file_sha256,
-        metric,
-        'all' as group_key,
-        sample_id as cluster_id,
-        value as metric_value
-    from linked
+{% call imported_set_stats('every_eval_ever') %}
+    {{ set_observations(
+        'linked', 'metric', 'value'
+    ) }}
 
     union all
 
-    select
-        set_id,
-        file_sha256,
-        'tokens_per_sample' as metric,
-        'all' as group_key,
-        sample_id as cluster_id,
-        coalesce(input_tokens, 0) + coalesce(output_tokens, 0) as metric_value
-    from sample_records
-    where input_tokens is not null or output_tokens is not null
-
-),
-
-{{ cluster_mean_stats('observations') }},
+    {{ set_observations(
+        'sample_records', "'tokens_per_sample'",
+        'coalesce(input_tokens, 0) + coalesce(output_tokens, 0)',
+        where='input_tokens is not null or output_tokens is not null'
+    ) }}
+{% endcall %},
 
 reported_only as (
 
@@ -111,15 +98,15 @@ final as (
     select
         set_id,
         file_sha256,
-        'every_eval_ever' as agent,
+        agent,
         metric,
         'instances' as value_source,
         metric_value,
         n_obs,
         n_clusters,
         std_error,
-        {{ scoring_version('every_eval_ever') }} as scoring_version
-    from metric_stats
+        scoring_version
+    from set_stats
 
     union all
 

@@ -5,57 +5,12 @@
 -- inspect_item_scores (one record has a row per scorer there: counted once).
 with
 
-samples as (
-
-    select * from {{ ref('stg_inspect__samples') }}
-
-),
-
-items as (
-
-    select * from {{ ref('inspect_item_scores') }}
-
-),
-
-row_counts as (
-
-    select
-        source_file,
-        file_sha256 as sha256,
-        count(*) as n_raw_rows,
-        count(*) filter (where reject_reason is null) as n_valid_rows,
-        count(*) filter (where reject_reason is not null) as n_rejected_rows
-    from samples
-    group by source_file, file_sha256
-
-),
-
-scored_counts as (
-
-    select
-        set_id as source_file,
-        file_sha256 as sha256,
-        count(distinct line_number) as n_scored_rows
-    from items
-    group by set_id, file_sha256
-
-),
-
 final as (
 
-    select
-        'inspect_log' as kind,
-        row_counts.source_file,
-        row_counts.sha256,
-        row_counts.n_raw_rows,
-        row_counts.n_valid_rows,
-        row_counts.n_rejected_rows,
-        scored_counts.n_scored_rows
-    from row_counts
-    left join scored_counts
-        on
-            row_counts.source_file = scored_counts.source_file
-            and row_counts.sha256 = scored_counts.sha256
+    {{ file_row_counts(
+        'inspect_log', 'stg_inspect__samples', 'inspect_item_scores',
+        scored_count='count(distinct line_number)'
+    ) }}
 
 )
 

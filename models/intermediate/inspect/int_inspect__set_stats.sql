@@ -48,71 +48,35 @@ sample_records as (
 
 ),
 
-observations as (
-
-    select
-        set_id,
-        file_sha256,
-        scorer as metric,
-        'all' as group_key,
-        sample_id as cluster_id,
-        reduced_value as metric_value
-    from sample_scores
+{% call imported_set_stats('inspect') %}
+    {{ set_observations(
+        'sample_scores', 'scorer', 'reduced_value'
+    ) }}
 
     union all
 
-    select
-        set_id,
-        file_sha256,
-        'tokens_per_sample' as metric,
-        'all' as group_key,
-        sample_id as cluster_id,
-        coalesce(input_tokens, 0) + coalesce(output_tokens, 0) as metric_value
-    from sample_records
-    where input_tokens is not null or output_tokens is not null
+    {{ set_observations(
+        'sample_records', "'tokens_per_sample'",
+        'coalesce(input_tokens, 0) + coalesce(output_tokens, 0)',
+        where='input_tokens is not null or output_tokens is not null'
+    ) }}
 
     union all
 
-    select
-        set_id,
-        file_sha256,
-        'total_cost' as metric,
-        'all' as group_key,
-        'set' as cluster_id,
-        sum(total_cost) as metric_value
-    from sample_records
-    group by set_id, file_sha256
-    having count(total_cost) > 0
+    {{ set_cost_observations('sample_records') }}
 
     union all
 
     -- 1 when the log finished (status success): a gate can require it
-    select
-        set_id,
-        file_sha256,
-        'run_complete' as metric,
-        'all' as group_key,
-        'set' as cluster_id,
-        case when is_complete then 1.0 else 0.0 end as metric_value
-    from logs
-
-),
-
-{{ cluster_mean_stats('observations') }},
+    {{ set_observations(
+        'logs', "'run_complete'",
+        'case when is_complete then 1.0 else 0.0 end', cluster_id="'set'"
+    ) }}
+{% endcall %},
 
 final as (
 
-    select
-        set_id,
-        file_sha256,
-        'inspect' as agent,
-        metric,
-        metric_value,
-        n_obs,
-        n_clusters,
-        std_error,
-        {{ scoring_version('inspect') }} as scoring_version
-    from metric_stats
+    select * from set_stats
 
 )
 

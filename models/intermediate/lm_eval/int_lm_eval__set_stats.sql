@@ -22,35 +22,15 @@ items as (
 
 ),
 
-observations as (
-
-    select
-        set_id,
-        file_sha256,
-        scorer as metric,
-        'all' as group_key,
-        sample_id as cluster_id,
-        value as metric_value
-    from items
-    where aggregation = 'mean'
-
-),
-
-{{ cluster_mean_stats('observations') }},
+{% call imported_set_stats('lm_eval') %}
+    {{ set_observations(
+        'items', 'scorer', 'value', where="aggregation = 'mean'"
+    ) }}
+{% endcall %},
 
 final as (
 
-    select
-        set_id,
-        file_sha256,
-        'lm_eval' as agent,
-        metric,
-        metric_value,
-        n_obs,
-        n_clusters,
-        std_error,
-        {{ scoring_version('lm_eval') }} as scoring_version
-    from metric_stats
+    select * from set_stats
 
 )
 

@@ -19,38 +19,21 @@ runs as (
 
 ),
 
-final as (
+judged_by as (
 
     select
-        'openai_evals' as agent,
-        items.set_id,
-        items.file_sha256,
-        items.line_number,
-        items.sample_id as query_id,
-        cast(items.epoch as varchar) as round,
-        items.epoch as round_order,
-        items.scorer as segment,
-        case
-            when items.error is not null then 'error'
-            when coalesce(trim(items.completion), '') = '' then 'empty'
-            else 'ok'
-        end as status,
-        false as is_duplicate,
-        cast(null as double) as accuracy_score,
-        cast(null as double) as stability_score,
-        items.latency_sec,
-        cast(null as double) as latency_score,
-        items.input as query_text,
-        items.completion as assistant_message,
-        items.error as error_message,
-        coalesce(items.explanation, 'expected: ' || items.target)
-            as fail_detail,
-        items.is_pass
-    from items
-    inner join runs
-        on
-            items.set_id = runs.set_id
-            and items.scorer = runs.headline_scorer
+        set_id,
+        headline_scorer as scorer
+    from runs
+
+),
+
+final as (
+
+    {{ imported_history_items(
+        'openai_evals',
+        fail_detail="coalesce(items.explanation, 'expected: ' || items.target)"
+    ) }}
 
 )
 

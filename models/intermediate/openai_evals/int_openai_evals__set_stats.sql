@@ -51,57 +51,27 @@ sample_tokens as (
 
 ),
 
-observations as (
-
-    select
-        set_id,
-        file_sha256,
-        scorer as metric,
-        'all' as group_key,
-        sample_id as cluster_id,
-        value as metric_value
-    from items
+{% call imported_set_stats('openai_evals') %}
+    {{ set_observations(
+        'items', 'scorer', 'value'
+    ) }}
 
     union all
 
-    select
-        set_id,
-        file_sha256,
-        'tokens_per_sample' as metric,
-        'all' as group_key,
-        sample_id as cluster_id,
-        n_tokens as metric_value
-    from sample_tokens
+    {{ set_observations('sample_tokens', "'tokens_per_sample'", 'n_tokens') }}
 
     union all
 
     -- 1 when the run finished (its final report): a gate can require it
-    select
-        set_id,
-        file_sha256,
-        'run_complete' as metric,
-        'all' as group_key,
-        'set' as cluster_id,
-        case when is_complete then 1.0 else 0.0 end as metric_value
-    from runs
-
-),
-
-{{ cluster_mean_stats('observations') }},
+    {{ set_observations(
+        'runs', "'run_complete'",
+        'case when is_complete then 1.0 else 0.0 end', cluster_id="'set'"
+    ) }}
+{% endcall %},
 
 final as (
 
-    select
-        set_id,
-        file_sha256,
-        'openai_evals' as agent,
-        metric,
-        metric_value,
-        n_obs,
-        n_clusters,
-        std_error,
-        {{ scoring_version('openai_evals') }} as scoring_version
-    from metric_stats
+    select * from set_stats
 
 )
 

@@ -27,70 +27,32 @@ results as (
 
 ),
 
-observations as (
-
-    select
-        set_id,
-        file_sha256,
-        'pass_rate' as metric,
-        'all' as group_key,
-        sample_id as cluster_id,
-        case when is_pass then 1.0 else 0.0 end as metric_value
-    from results
+{% call imported_set_stats('promptfoo') %}
+    {{ set_observations(
+        'results', "'pass_rate'",
+        'case when is_pass then 1.0 else 0.0 end'
+    ) }}
 
     union all
 
-    select
-        set_id,
-        file_sha256,
-        scorer as metric,
-        'all' as group_key,
-        sample_id as cluster_id,
-        value as metric_value
-    from items
+    {{ set_observations('items', 'scorer', 'value') }}
 
     union all
 
-    select
-        set_id,
-        file_sha256,
-        'tokens_per_sample' as metric,
-        'all' as group_key,
-        sample_id as cluster_id,
-        coalesce(input_tokens, 0) + coalesce(output_tokens, 0) as metric_value
-    from results
-    where input_tokens is not null or output_tokens is not null
+    {{ set_observations(
+        'results', "'tokens_per_sample'",
+        'coalesce(input_tokens, 0) + coalesce(output_tokens, 0)',
+        where='input_tokens is not null or output_tokens is not null'
+    ) }}
 
     union all
 
-    select
-        set_id,
-        file_sha256,
-        'total_cost' as metric,
-        'all' as group_key,
-        'set' as cluster_id,
-        sum(total_cost) as metric_value
-    from results
-    group by set_id, file_sha256
-    having count(total_cost) > 0
-
-),
-
-{{ cluster_mean_stats('observations') }},
+    {{ set_cost_observations('results') }}
+{% endcall %},
 
 final as (
 
-    select
-        set_id,
-        file_sha256,
-        'promptfoo' as agent,
-        metric,
-        metric_value,
-        n_obs,
-        n_clusters,
-        std_error,
-        {{ scoring_version('promptfoo') }} as scoring_version
-    from metric_stats
+    select * from set_stats
 
 )
 

@@ -96,6 +96,7 @@ computed as (
         metric_rows.metric,
         stats.metric_value as value,
         stats.n_clusters as n_samples,
+        stats.n_obs,
         stats.std_error,
         {{ t_critical_975('stats.n_clusters - 1') }} as t_critical,
         reported.tool_reported_value,
@@ -113,38 +114,16 @@ computed as (
 
 ),
 
-final as (
-
-    select
-        computed.set_id,
-        computed.scorer,
-        computed.metric,
-        computed.value,
-        cast(computed.n_samples as bigint) as n_samples,
-        computed.std_error,
-        case
-            when computed.std_error is not null
-                then computed.value - computed.t_critical * computed.std_error
-        end as ci_low,
-        case
-            when computed.std_error is not null
-                then computed.value + computed.t_critical * computed.std_error
-        end as ci_high,
-        computed.tool_reported_value,
-        case
-            when computed.value is null or computed.tool_reported_value is null
-                then null
-            else abs(computed.value - computed.tool_reported_value) <= 1e-9
-        end as agrees_with_tool,
-        runs.drop_date,
-        runs.series_id,
-        runs.file_sha256,
-        cast(computed.tool_reported_n as bigint) as tool_reported_n,
-        {{ scoring_version('evalvault') }} as scoring_version
-    from computed
-    inner join runs
-        on computed.set_id = runs.set_id
-
-)
+-- within [0, 1] (EvalVault's scores; seed history_metrics): Wilson's
+-- for a pass rate, the t interval cut at the scale's ends for a mean
+{{ imported_set_scores(
+    'evalvault', 'runs',
+    scale_min='0', scale_max='1',
+    is_proportion="computed.metric = 'pass_rate'",
+    n_obs='computed.n_obs',
+    columns_before_version=[
+        'cast(computed.tool_reported_n as bigint) as tool_reported_n'
+    ]
+) }}
 
 select * from final

@@ -54,61 +54,41 @@ computed as (
 
 ),
 
-final as (
-
-    select
-        computed.set_id,
-        computed.scorer,
-        computed.metric,
-        computed.value,
-        cast(computed.n_samples as bigint) as n_samples,
-        computed.std_error,
-        case
-            when computed.std_error is not null
-                then computed.value - computed.t_critical * computed.std_error
-        end as ci_low,
-        case
-            when computed.std_error is not null
-                then computed.value + computed.t_critical * computed.std_error
-        end as ci_high,
-        computed.tool_reported_value,
-        case
-            when computed.value is null or computed.tool_reported_value is null
-                then null
-            else abs(computed.value - computed.tool_reported_value) <= 1e-9
-        end as agrees_with_tool,
-        aggregates.drop_date,
-        aggregates.series_id,
-        aggregates.file_sha256,
-        {{ scoring_version('every_eval_ever') }} as scoring_version,
-        ---------- the result as the file describes it
-        computed.result_index,
-        computed.history_metric,
-        computed.evaluation_name,
-        computed.evaluation_result_id,
-        computed.dataset_name,
-        computed.metric_id,
-        computed.metric_kind,
-        computed.metric_unit,
-        computed.evaluation_description,
-        computed.lower_is_better,
-        computed.score_type,
-        computed.min_score,
-        computed.max_score,
-        cast(computed.n_instances as bigint) as n_instances,
-        ---------- the file's uncertainty figures
-        computed.tool_std_error,
-        computed.tool_std_error_method,
-        computed.tool_ci_low,
-        computed.tool_ci_high,
-        computed.tool_confidence_level,
-        computed.tool_ci_method,
-        computed.tool_std_dev,
-        computed.tool_num_samples
-    from computed
-    inner join aggregates
-        on computed.set_id = aggregates.set_id
-
-)
+-- within the result's range (the file's min_score, max_score); a binary
+-- score on [0, 1] is a share: Wilson's interval. Then the result as the
+-- file describes it, and the file's uncertainty figures.
+{{ imported_set_scores(
+    'every_eval_ever', 'aggregates',
+    scale_min='computed.min_score', scale_max='computed.max_score',
+    is_proportion="coalesce(
+        computed.score_type = 'binary'
+        and computed.min_score = 0 and computed.max_score = 1, false
+    )",
+    n_obs='computed.n_instances',
+    columns_after_version=[
+        'computed.result_index',
+        'computed.history_metric',
+        'computed.evaluation_name',
+        'computed.evaluation_result_id',
+        'computed.dataset_name',
+        'computed.metric_id',
+        'computed.metric_kind',
+        'computed.metric_unit',
+        'computed.evaluation_description',
+        'computed.lower_is_better',
+        'computed.score_type',
+        'computed.min_score',
+        'computed.max_score',
+        'cast(computed.n_instances as bigint) as n_instances',
+        'computed.tool_std_error',
+        'computed.tool_std_error_method',
+        'computed.tool_ci_low',
+        'computed.tool_ci_high',
+        'computed.tool_confidence_level',
+        'computed.tool_ci_method',
+        'computed.tool_std_dev',
+        'computed.tool_num_samples'
+    ]
+) }}
 
 select * from final

@@ -107,52 +107,14 @@ computed as (
 
 ),
 
-final as (
-
-    select
-        computed.set_id,
-        computed.scorer,
-        computed.metric,
-        computed.value,
-        cast(computed.n_samples as bigint) as n_samples,
-        computed.std_error,
-        -- accuracy is a share (value_to_float of C / P / I): within [0, 1];
-        -- a mean of a scorer's numbers has no known range (macro
-        -- interval_bound)
-        case
-            when computed.metric in ('accuracy', 'mean')
-                then {{ interval_bound(
-                    'low', 'computed.value', 'computed.std_error',
-                    'computed.t_critical', 'computed.n_samples',
-                    "case when computed.metric = 'accuracy' then 0.0 end",
-                    "case when computed.metric = 'accuracy' then 1.0 end",
-                    'false'
-                ) }}
-        end as ci_low,
-        case
-            when computed.metric in ('accuracy', 'mean')
-                then {{ interval_bound(
-                    'high', 'computed.value', 'computed.std_error',
-                    'computed.t_critical', 'computed.n_samples',
-                    "case when computed.metric = 'accuracy' then 0.0 end",
-                    "case when computed.metric = 'accuracy' then 1.0 end",
-                    'false'
-                ) }}
-        end as ci_high,
-        computed.tool_reported_value,
-        case
-            when computed.value is null or computed.tool_reported_value is null
-                then null
-            else abs(computed.value - computed.tool_reported_value) <= 1e-9
-        end as agrees_with_tool,
-        logs.drop_date,
-        logs.series_id,
-        logs.file_sha256,
-        {{ scoring_version('inspect') }} as scoring_version
-    from computed
-    inner join logs
-        on computed.set_id = logs.set_id
-
-)
+-- accuracy is a share (value_to_float of C / P / I): within [0, 1]; a
+-- mean of a scorer's numbers has no known range (macro interval_bound)
+{{ imported_set_scores(
+    'inspect', 'logs',
+    scale_min="case when computed.metric = 'accuracy' then 0.0 end",
+    scale_max="case when computed.metric = 'accuracy' then 1.0 end",
+    is_proportion='false',
+    interval_when="computed.metric in ('accuracy', 'mean')"
+) }}
 
 select * from final

@@ -43,6 +43,17 @@ reported as (
 
 ),
 
+metric_scales as (
+
+    select
+        metric,
+        scale_min,
+        scale_max,
+        is_proportion
+    from {{ ref('lm_eval_metric_aggregations') }}
+
+),
+
 scorers as (
 
     select
@@ -103,7 +114,11 @@ computed as (
         metric_rows.metric,
         metric_rows.tool_reported_value,
         coalesce(stats.n_clusters, scorers.n_docs) as n_samples,
+        stats.n_obs,
         stats.std_error,
+        metric_scales.scale_min,
+        metric_scales.scale_max,
+        metric_scales.is_proportion,
         {{ t_critical_975('stats.n_clusters - 1') }} as t_critical,
         case
             when metric_rows.aggregation != 'mean' then null
@@ -120,43 +135,25 @@ computed as (
         on
             metric_rows.set_id = scorers.set_id
             and metric_rows.scorer = scorers.scorer
+    left join metric_scales
+        on split_part(metric_rows.scorer, ',', 1) = metric_scales.metric
 
 ),
 
-final as (
-
-    select
-        computed.set_id,
-        computed.scorer,
-        computed.metric,
-        computed.value,
-        cast(computed.n_samples as bigint) as n_samples,
-        computed.std_error,
-        case
-            when computed.metric = 'mean' and computed.std_error is not null
-                then computed.value - computed.t_critical * computed.std_error
-        end as ci_low,
-        case
-            when computed.metric = 'mean' and computed.std_error is not null
-                then computed.value + computed.t_critical * computed.std_error
-        end as ci_high,
-        computed.tool_reported_value,
-        case
-            when computed.value is null or computed.tool_reported_value is null
-                then null
-            else abs(computed.value - computed.tool_reported_value) <= 1e-9
-        end as agrees_with_tool,
-        sets.drop_date,
-        sets.series_id,
-        sets.file_sha256,
-        split_part(computed.scorer, ',', 1) as metric_name,
-        substr(computed.scorer, length(split_part(computed.scorer, ',', 1)) + 2)
-            as filter_name,
-        {{ scoring_version('lm_eval') }} as scoring_version
-    from computed
-    inner join sets
-        on computed.set_id = sets.set_id
-
-)
+-- the mean within the metric's range (seed lm_eval_metric_aggregations:
+-- acc, exact_match, ... are shares, Wilson's interval; a metric of no
+-- declared range keeps the t interval)
+{{ imported_set_scores(
+    'lm_eval', 'sets',
+    scale_min='computed.scale_min', scale_max='computed.scale_max',
+    is_proportion='coalesce(computed.is_proportion, false)',
+    n_obs='computed.n_obs',
+    interval_when="computed.metric = 'mean'",
+    columns_before_version=[
+        "split_part(computed.scorer, ',', 1) as metric_name",
+        "substr(computed.scorer, length(split_part(computed.scorer, ',', 1)) + 2)
+            as filter_name",
+    ]
+) }}
 
 select * from final

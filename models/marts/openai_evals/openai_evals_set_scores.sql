@@ -149,6 +149,7 @@ computed as (
             else counted.value
         end as value,
         stats.n_clusters as n_samples,
+        stats.n_obs,
         stats.std_error,
         {{ t_critical_975('stats.n_clusters - 1') }} as t_critical,
         reported.tool_reported_value
@@ -171,37 +172,20 @@ computed as (
 
 ),
 
-final as (
-
-    select
-        computed.set_id,
-        computed.scorer,
-        computed.metric,
-        computed.value,
-        cast(computed.n_samples as bigint) as n_samples,
-        computed.std_error,
-        case
-            when computed.std_error is not null
-                then computed.value - computed.t_critical * computed.std_error
-        end as ci_low,
-        case
-            when computed.std_error is not null
-                then computed.value + computed.t_critical * computed.std_error
-        end as ci_high,
-        computed.tool_reported_value,
-        case
-            when computed.value is null or computed.tool_reported_value is null
-                then null
-            else abs(computed.value - computed.tool_reported_value) <= 1e-9
-        end as agrees_with_tool,
-        runs.drop_date,
-        runs.series_id,
-        runs.file_sha256,
-        {{ scoring_version('openai_evals') }} as scoring_version
-    from computed
-    inner join runs
-        on computed.set_id = runs.set_id
-
-)
+-- within the scorer's range as seed history_metrics declares it (match:
+-- a share, Wilson's interval; a metrics key: its own row, else none)
+{{ imported_set_scores(
+    'openai_evals', 'runs',
+    scale_min=history_metric_scale(
+        'openai_evals', 'computed.scorer', 'scale_min'
+    ),
+    scale_max=history_metric_scale(
+        'openai_evals', 'computed.scorer', 'scale_max'
+    ),
+    is_proportion=history_metric_scale(
+        'openai_evals', 'computed.scorer', 'is_proportion'
+    ),
+    n_obs='computed.n_obs'
+) }}
 
 select * from final

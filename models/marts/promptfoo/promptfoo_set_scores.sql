@@ -91,41 +91,13 @@ computed as (
 
 ),
 
-final as (
-
-    select
-        computed.set_id,
-        computed.scorer,
-        computed.metric,
-        computed.value,
-        cast(computed.n_samples as bigint) as n_samples,
-        computed.std_error,
-        -- within [0, 1]: Wilson's for the pass rate, the t interval cut at
-        -- the scale's ends for a mean (macro interval_bound)
-        {{ interval_bound(
-            'low', 'computed.value', 'computed.std_error',
-            'computed.t_critical', 'computed.n_obs', '0', '1',
-            "computed.metric = 'pass_rate'"
-        ) }} as ci_low,
-        {{ interval_bound(
-            'high', 'computed.value', 'computed.std_error',
-            'computed.t_critical', 'computed.n_obs', '0', '1',
-            "computed.metric = 'pass_rate'"
-        ) }} as ci_high,
-        computed.tool_reported_value,
-        case
-            when computed.value is null or computed.tool_reported_value is null
-                then null
-            else abs(computed.value - computed.tool_reported_value) <= 1e-9
-        end as agrees_with_tool,
-        sets.drop_date,
-        sets.series_id,
-        sets.file_sha256,
-        {{ scoring_version('promptfoo') }} as scoring_version
-    from computed
-    inner join sets
-        on computed.set_id = sets.set_id
-
-)
+-- within [0, 1]: Wilson's for the pass rate, the t interval cut at the
+-- scale's ends for a mean (macro interval_bound)
+{{ imported_set_scores(
+    'promptfoo', 'sets',
+    scale_min='0', scale_max='1',
+    is_proportion="computed.metric = 'pass_rate'",
+    n_obs='computed.n_obs'
+) }}
 
 select * from final

@@ -33,32 +33,56 @@ from agent_eval.ingest.records import (
 )
 from agent_eval.ingest.unicode_form import TEXT_NOT_NFC, is_nfc
 
+# A batch of the exact parser's records lands once it holds this many rows
+# (or the record limit's worth of text, whichever comes first).
+BATCH_ROWS = 65536
 
-def records_table(records: Iterable[Record], kind: DropKind) -> pa.Table:
-    """The exact parser's records in landed form (``landing.records_schema``):
-    every record one row, a rejected one with its reason and text."""
+
+def record_batches(records: Iterable[Record], kind: DropKind) -> Iterator[pa.RecordBatch]:
+    """The exact parser's records in landed form (``landing.records_schema``),
+    in batches of at most BATCH_ROWS rows or about the record limit's worth
+    of text (one record more at most): every record one row, a rejected one
+    with its reason and text. At least one batch, empty for no record."""
     schema = records_schema(kind)
-    columns: dict[str, list[Any]] = {name: [] for name in schema.names}
+    limit = max_record_bytes()
+
+    def empty() -> dict[str, list[Any]]:
+        return {name: [] for name in schema.names}
+
+    columns, size, sent = empty(), 0, False
     for record in records:
         columns["line_number"].append(record.line_number)
         columns["reject_reason"].append(record.reject_reason)
         columns["raw_text"].append(record.raw_text)
+        size += len(record.raw_text or "")
         if kind.fmt == "csv":
             values = record.values or {}
             for name in kind.required:
-                columns[name].append(values.get(name))
+                value = values.get(name)
+                columns[name].append(value)
+                size += len(value or "")
             extra = {k: v for k, v in values.items() if k not in kind.required}
-            columns["extra_columns"].append(
-                json.dumps(extra, ensure_ascii=False, separators=(",", ":")) if extra else None
-            )
+            text = json.dumps(extra, ensure_ascii=False, separators=(",", ":")) if extra else None
+            columns["extra_columns"].append(text)
         else:
             if record.values is None:
-                columns["record_json"].append(None)
+                text = None
             elif record.values_json is not None:
-                columns["record_json"].append(record.values_json)
+                text = record.values_json
             else:
-                columns["record_json"].append(json.dumps(record.values, ensure_ascii=False))
-    return pa.table(columns, schema=schema)
+                text = json.dumps(record.values, ensure_ascii=False)
+            columns["record_json"].append(text)
+        size += len(text or "")
+        if size >= limit or len(columns["line_number"]) >= BATCH_ROWS:
+            yield pa.RecordBatch.from_pydict(columns, schema=schema)
+            columns, size, sent = empty(), 0, True
+    if columns["line_number"] or not sent:
+        yield pa.RecordBatch.from_pydict(columns, schema=schema)
+
+
+def records_table(records: Iterable[Record], kind: DropKind) -> pa.Table:
+    """The exact parser's records in landed form, as one table."""
+    return pa.Table.from_batches(list(record_batches(records, kind)), schema=records_schema(kind))
 
 
 def _land_exact(landing: Landing, kind: DropKind, sha256: str, records: Iterable[Record], header: Any = None) -> Landed:
@@ -67,6 +91,14 @@ def _land_exact(landing: Landing, kind: DropKind, sha256: str, records: Iterable
     table = records_table(records, kind)
     document = None if header is None else json.dumps(header, ensure_ascii=False)
     return landing.commit_records(kind, sha256, table, document)
+
+
+def _land_exact_stream(landing: Landing, kind: DropKind, sha256: str, records: Iterable[Record]) -> Landed:
+    """Land the exact parser's records of a CSV file read as a stream, a
+    batch at a time, so memory follows a batch and the record being read,
+    not the file (a JSON document is parsed whole anyway: _land_exact).
+    Nothing lands if reading them raises."""
+    return landing.commit_record_batches(kind, sha256, record_batches(records, kind))
 
 
 def parse_file(data: bytes, kind: DropKind, sha256: str, landing: Landing) -> dict[str, Any]:
@@ -196,8 +228,9 @@ def _parse_csv(
         if isinstance(landed, Landed):
             return facts | {"n_data_records": landed.n_records, "loader": csv_load.LOADER_DUCKDB}
         note = landed
-    text = decode(path.read_bytes(), encoding)
-    landed = _land_exact(landing, kind, scan.sha256, read_records(text, kind))
+    # read as a stream: the exact parser keeps the record it reads, not the file
+    with path.open(encoding=encoding, newline="") as handle:
+        landed = _land_exact_stream(landing, kind, scan.sha256, read_records(handle, kind))
     return facts | {"n_data_records": landed.n_records, "loader": csv_load.LOADER_PYTHON, "loader_note": note}
 
 

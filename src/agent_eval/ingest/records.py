@@ -7,13 +7,14 @@ import csv
 import io
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 from agent_eval.drop_kinds import DropKind
 from agent_eval.ingest import csv_load
-from agent_eval.ingest.common import RejectedFile, clipped, max_record_bytes, too_large
+from agent_eval.ingest.common import MAX_RECORD_ENV, RejectedFile, clipped, max_record_bytes, max_record_mb, too_large
 from agent_eval.ingest.unicode_form import nfc
 
 # A \u escape of a surrogate outside a pair (\ud800 alone) parses to a
@@ -59,7 +60,7 @@ def _read_header(reader: Any, required: Sequence[str]) -> list[str]:
     header = [nfc(h.strip()) for h in header_row]
     if header and header[0].startswith("\ufeff"):
         header[0] = header[0].lstrip("\ufeff")
-    duplicated = sorted({h for h in header if header.count(h) > 1 and h})
+    duplicated = sorted(h for h, n in Counter(header).items() if n > 1 and h)
     if duplicated:
         raise RejectedFile("duplicated column(s) in header: " + ", ".join(duplicated))
     missing = [c for c in required if c not in header]
@@ -102,17 +103,79 @@ def read_csv_header(head: bytes, encoding: str, required: Sequence[str], whole_f
     return csv_load.Header(names, reader.line_num, "".join(lines[: reader.line_num]))
 
 
-def _csv_records(text: str, required: Sequence[str]) -> tuple[list[str], Iterator[Record]]:
-    """Split CSV text into header and records, with physical line numbers.
+class _RecordLines:
+    """The physical lines of a CSV text for csv.reader, read one at a time
+    (the text is never held whole), keeping those of the record being read
+    (``pending``) for its raw text. While ``cap`` is set (the header), a
+    record of more than ``cap`` characters raises _HeaderTooLarge before
+    more of it is read: no line longer than the cap is read whole."""
+
+    def __init__(self, handle: IO[str], cap: int | None) -> None:
+        self.handle = handle
+        self.cap = cap
+        self.pending: list[str] = []
+        self.pending_chars = 0
+
+    def __iter__(self) -> _RecordLines:
+        return self
+
+    def __next__(self) -> str:
+        if self.cap is None:
+            line = self.handle.readline()
+        else:
+            room = self.cap - self.pending_chars
+            line = self.handle.readline(room + 1)
+            if len(line) > room:
+                raise _HeaderTooLarge
+        if not line:
+            raise StopIteration
+        self.pending.append(line)
+        self.pending_chars += len(line)
+        return line
+
+    def take(self) -> list[str]:
+        """The lines of the record just read; the next record starts anew."""
+        lines, self.pending, self.pending_chars = self.pending, [], 0
+        return lines
+
+
+class _HeaderTooLarge(Exception):
+    """The header record is longer than the record limit."""
+
+
+def _header_too_large() -> RejectedFile:
+    return RejectedFile(
+        f"header too large: the header record (line 1) is over the record limit of "
+        f"{max_record_mb():g} MB ({MAX_RECORD_ENV}): record_too_large"
+    )
+
+
+def _csv_records(source: str | IO[str], required: Sequence[str]) -> tuple[list[str], Iterator[Record]]:
+    """Split CSV text (a string, or a text stream opened with newline='')
+    into header and records, with physical line numbers.
 
     The dialect is pinned (comma, double quote, no sniffing). Quoted cells may
     span lines; ``line_number`` is the line a record starts on (the header
-    is line 1). Blank lines between records are not data records.
+    is line 1). Blank lines between records are not data records. The text
+    is read line by line and only the record being read is kept, so memory
+    follows the record, not the file: a header over the record limit
+    rejects the file (RejectedFile) before more of it is read than the
+    limit; a data record over it is rejected with reason record_too_large.
     """
-    lines = list(io.StringIO(text, newline=""))
-    reader = _csv_reader(lines)
-    header = _read_header(reader, required)
+    handle = io.StringIO(source, newline="") if isinstance(source, str) else source
     limit = max_record_bytes()
+    # UTF-8 takes at least 1 byte a character: more characters than the
+    # limit are more bytes
+    lines = _RecordLines(handle, cap=limit)
+    reader = _csv_reader(lines)
+    try:
+        header = _read_header(reader, required)
+    except _HeaderTooLarge:
+        raise _header_too_large() from None
+    header_lines = lines.take()
+    if sum(len(line) for line in header_lines) * 4 > limit and len("".join(header_lines).encode()) > limit:
+        raise _header_too_large()
+    lines.cap = None
 
     def records() -> Iterator[Record]:
         previous_end = reader.line_num
@@ -123,9 +186,8 @@ def _csv_records(text: str, required: Sequence[str]) -> tuple[list[str], Iterato
             except StopIteration:
                 return
             except csv.Error as err:
-                end = max(reader.line_num, start)
-                previous_end = end
-                raw = "".join(lines[start - 1 : end])
+                previous_end = max(reader.line_num, start)
+                raw = "".join(lines.take())
                 oversized = "field larger than field limit" in str(err)
                 yield Record(
                     line_number=start,
@@ -134,14 +196,14 @@ def _csv_records(text: str, required: Sequence[str]) -> tuple[list[str], Iterato
                     reject_reason=too_large(len(raw.encode())) if oversized else f"malformed_csv: {err}",
                 )
                 continue
-            end = reader.line_num
-            previous_end = end
+            previous_end = reader.line_num
+            record_lines = lines.take()
             if not row:  # a blank line is not a data record
                 continue
             # UTF-8 takes at most 4 bytes a character: encode only a record
             # that may be over the limit
-            if sum(len(line) for line in lines[start - 1 : end]) * 4 > limit:
-                raw = "".join(lines[start - 1 : end])
+            if sum(len(line) for line in record_lines) * 4 > limit:
+                raw = "".join(record_lines)
                 size = len(raw.encode())
                 if size > limit:
                     yield Record(line_number=start, values=None, raw_text=clipped(raw), reject_reason=too_large(size))
@@ -150,7 +212,7 @@ def _csv_records(text: str, required: Sequence[str]) -> tuple[list[str], Iterato
                 yield Record(
                     line_number=start,
                     values=None,
-                    raw_text="".join(lines[start - 1 : end]),
+                    raw_text="".join(record_lines),
                     reject_reason=(f"ragged_row: expected {len(header)} fields, got {len(row)}"),
                 )
                 continue
@@ -231,11 +293,13 @@ def document_records(document: Any, kind: DropKind) -> Iterator[Record]:
         yield Record(index, item)
 
 
-def read_records(text: str, kind: DropKind) -> Iterator[Record]:
-    """All data records of a decoded file (raises RejectedFile for whole-file faults)."""
+def read_records(text: str | IO[str], kind: DropKind) -> Iterator[Record]:
+    """All data records of a decoded file, or of a CSV text stream opened
+    with newline='' (raises RejectedFile for whole-file faults)."""
     if kind.fmt == "csv":
         _, records = _csv_records(text, kind.required)
         return records
+    assert isinstance(text, str), "only a CSV file is read as a stream"
     if kind.fmt == "jsonl":
         return _jsonl_records(text, kind.required)
     if kind.fmt == "json":
