@@ -139,13 +139,17 @@
 {%- endmacro %}
 
 
-{% macro interface_set_metrics(stats, mart_values) -%}
+{% macro interface_set_metrics(stats, mart_values, scaled=false) -%}
     {#- The select of an int_<agent>__set_metrics model: the rows of the
         stats model `stats` (set_id, agent, metric, metric_value, n_obs,
         n_clusters, std_error, scoring_version) beside the value of the same
         (set, metric) in `mart_values` (set_id, metric, metric_value: the
         set mart's value, the one source of truth); the stats model's value
-        is the estimate. -#}
+        is the estimate. With `scaled`, `mart_values` also gives the scale
+        the set mart reports the figure within (scale_min, scale_max,
+        is_proportion: an imported tool's scorer, whose scale the data
+        declares); else they are null and seed history_metrics alone
+        declares it. -#}
     select
         stats.set_id,
         stats.agent,
@@ -155,7 +159,16 @@
         stats.n_obs,
         stats.n_clusters,
         stats.std_error,
-        stats.scoring_version
+        stats.scoring_version,
+        {%- if scaled %}
+        mart_values.scale_min,
+        mart_values.scale_max,
+        mart_values.is_proportion
+        {%- else %}
+        cast(null as double) as scale_min,
+        cast(null as double) as scale_max,
+        cast(null as boolean) as is_proportion
+        {%- endif %}
     from {{ stats }} as stats
     inner join {{ mart_values }} as mart_values
         on
@@ -317,7 +330,9 @@ set_stats as (
         with the value's 95% interval where `interval_when` holds, reported
         within the scale (macro interval_bound: `scale_min`, `scale_max`,
         `is_proportion` and `n_obs` are SQL expressions over `computed`),
-        and agrees_with_tool: false when the value and the tool's figure
+        the scale itself (scale_min, scale_max, is_proportion: what the
+        history's intervals of the set's scorers use too), and
+        agrees_with_tool: false when the value and the tool's figure
         are both defined and differ by more than 1e-9. The tool's own
         columns follow file_sha256 (`columns_before_version`) or
         scoring_version (`columns_after_version`), as SQL select items. -#}
@@ -340,6 +355,9 @@ final as (
                 ) }}
         end as ci_{{ side }},
         {%- endfor %}
+        cast({{ scale_min }} as double) as scale_min,
+        cast({{ scale_max }} as double) as scale_max,
+        coalesce({{ is_proportion }}, false) as is_proportion,
         computed.tool_reported_value,
         case
             when computed.value is null or computed.tool_reported_value is null

@@ -138,3 +138,15 @@ def test_the_demo_morning_page_names_each_rejected_delivery_in_its_agents_sectio
         assert line.endswith("· ops.rejected_files")
     # the summary agent delivered nothing else that night: its section is that one line
     assert len(agent_section(page, "보험 요약 (summary)")) == 1
+
+
+def test_a_figure_without_clusters_prints_no_cluster_count(module_built):
+    """A figure the tool reported with no items behind it (the demo's Every
+    Eval Ever SimpleQA aggregate: no instance file, so no cluster) has no
+    interval and nothing to count: the page prints the figure alone, not
+    "클러스터 None개"; a figure of few clusters still says how many."""
+    wh, _ = module_built("samples")
+    page = (wh.paths.reports_dir / "morning" / "2026-11-02.md").read_text(encoding="utf-8")
+    assert "SimpleQA" in page
+    assert "클러스터 None" not in page
+    assert re.search(r"\(클러스터 [1-4]개: 구간 생략\)", page)

@@ -21,7 +21,11 @@ final as (
         n_obs,
         n_clusters,
         std_error,
-        scoring_version
+        scoring_version,
+        -- the scale: seed history_metrics declares it
+        cast(null as double) as scale_min,
+        cast(null as double) as scale_max,
+        cast(null as boolean) as is_proportion
     from stats
 
 )

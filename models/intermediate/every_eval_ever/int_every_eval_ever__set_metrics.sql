@@ -30,7 +30,10 @@ mart_values as (
     select
         set_id,
         history_metric as metric,
-        coalesce(value, tool_reported_value) as metric_value
+        coalesce(value, tool_reported_value) as metric_value,
+        scale_min,
+        scale_max,
+        is_proportion
     from set_scores
 
     union all
@@ -38,7 +41,10 @@ mart_values as (
     select
         set_id,
         'tokens_per_sample' as metric,
-        tokens_per_sample as metric_value
+        tokens_per_sample as metric_value,
+        cast(null as double) as scale_min,
+        cast(null as double) as scale_max,
+        cast(null as boolean) as is_proportion
     from runs
     where tokens_per_sample is not null
 
@@ -46,7 +52,7 @@ mart_values as (
 
 final as (
 
-    {{ interface_set_metrics('stats', 'mart_values') }}
+    {{ interface_set_metrics('stats', 'mart_values', scaled=true) }}
 
 )
 

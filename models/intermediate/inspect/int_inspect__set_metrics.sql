@@ -30,7 +30,10 @@ mart_values as (
     select
         set_id,
         scorer as metric,
-        min(value) as metric_value
+        min(value) as metric_value,
+        min(scale_min) as scale_min,
+        max(scale_max) as scale_max,
+        bool_and(is_proportion) as is_proportion
     from set_scores
     where metric in ('accuracy', 'mean')
     group by set_id, scorer
@@ -40,7 +43,10 @@ mart_values as (
     select
         set_id,
         'tokens_per_sample' as metric,
-        tokens_per_sample as metric_value
+        tokens_per_sample as metric_value,
+        cast(null as double) as scale_min,
+        cast(null as double) as scale_max,
+        cast(null as boolean) as is_proportion
     from runs
     where tokens_per_sample is not null
 
@@ -49,7 +55,10 @@ mart_values as (
     select
         set_id,
         'total_cost' as metric,
-        total_cost as metric_value
+        total_cost as metric_value,
+        cast(null as double) as scale_min,
+        cast(null as double) as scale_max,
+        cast(null as boolean) as is_proportion
     from runs
     where total_cost is not null
 
@@ -58,14 +67,17 @@ mart_values as (
     select
         set_id,
         'run_complete' as metric,
-        case when is_complete then 1.0 else 0.0 end as metric_value
+        case when is_complete then 1.0 else 0.0 end as metric_value,
+        cast(null as double) as scale_min,
+        cast(null as double) as scale_max,
+        cast(null as boolean) as is_proportion
     from runs
 
 ),
 
 final as (
 
-    {{ interface_set_metrics('stats', 'mart_values') }}
+    {{ interface_set_metrics('stats', 'mart_values', scaled=true) }}
 
 )
 

@@ -22,7 +22,10 @@ mart_values as (
     select
         set_id,
         scorer as metric,
-        value as metric_value
+        value as metric_value,
+        scale_min,
+        scale_max,
+        is_proportion
     from set_scores
     where metric = 'mean'
 
@@ -30,7 +33,7 @@ mart_values as (
 
 final as (
 
-    {{ interface_set_metrics('stats', 'mart_values') }}
+    {{ interface_set_metrics('stats', 'mart_values', scaled=true) }}
 
 )
 

@@ -30,7 +30,10 @@ mart_values as (
         set_id,
         case when metric = 'pass_rate' then 'pass_rate' else scorer end
             as metric,
-        value as metric_value
+        value as metric_value,
+        scale_min,
+        scale_max,
+        is_proportion
     from set_scores
 
     union all
@@ -38,7 +41,10 @@ mart_values as (
     select
         set_id,
         'tokens_per_sample' as metric,
-        tokens_per_sample as metric_value
+        tokens_per_sample as metric_value,
+        cast(null as double) as scale_min,
+        cast(null as double) as scale_max,
+        cast(null as boolean) as is_proportion
     from runs
     where tokens_per_sample is not null
 
@@ -47,7 +53,10 @@ mart_values as (
     select
         set_id,
         'total_cost' as metric,
-        total_cost as metric_value
+        total_cost as metric_value,
+        cast(null as double) as scale_min,
+        cast(null as double) as scale_max,
+        cast(null as boolean) as is_proportion
     from runs
     where total_cost is not null
 
@@ -55,7 +64,7 @@ mart_values as (
 
 final as (
 
-    {{ interface_set_metrics('stats', 'mart_values') }}
+    {{ interface_set_metrics('stats', 'mart_values', scaled=true) }}
 
 )
 

@@ -8,7 +8,8 @@ set_scores as (
 
     {{ imported_tools_union('set_scores', [
         'set_id', 'scorer', 'metric', 'value', 'n_samples', 'std_error',
-        'ci_low', 'ci_high', 'tool_reported_value', 'agrees_with_tool',
+        'ci_low', 'ci_high', 'scale_min', 'scale_max', 'is_proportion',
+        'tool_reported_value', 'agrees_with_tool',
         'drop_date', 'series_id', 'file_sha256', 'scoring_version'
     ]) }}
 

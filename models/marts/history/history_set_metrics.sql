@@ -23,17 +23,64 @@ all_stats as (
 
     {{ agents_union('set_metrics', [
         'set_id', 'agent', 'metric', 'metric_value', 'estimate', 'n_obs',
-        'n_clusters', 'std_error', 'scoring_version'
+        'n_clusters', 'std_error', 'scoring_version', 'scale_min',
+        'scale_max', 'is_proportion'
     ]) }}
 
 ),
 
+-- the metric's rule (its own row before the agent's '*' row), and its
+-- scale: the rule's when it declares one, else the one the agent's set
+-- mart reports the figure within (an imported tool's scorer, whose scale
+-- its data declares: lm-eval's accuracies, Every Eval Ever's min_score
+-- and max_score, Inspect's accuracy)
 with_interval as (
 
     select
-        *,
-        {{ t_critical_975('n_clusters - 1') }} as t_critical
+        all_stats.set_id,
+        all_stats.agent,
+        all_stats.metric,
+        all_stats.metric_value,
+        all_stats.estimate,
+        all_stats.n_obs,
+        all_stats.n_clusters,
+        all_stats.std_error,
+        all_stats.scoring_version,
+        metric_rules.metric as rule_metric,
+        metric_rules.label_ko,
+        metric_rules.metric_order,
+        metric_rules.direction,
+        metric_rules.min_delta,
+        {{ t_critical_975('all_stats.n_clusters - 1') }} as t_critical,
+        cast(
+            case
+                when
+                    metric_rules.scale_min is not null
+                    or metric_rules.scale_max is not null
+                    then metric_rules.scale_min
+                else all_stats.scale_min
+            end as double
+        ) as scale_min,
+        cast(
+            case
+                when
+                    metric_rules.scale_min is not null
+                    or metric_rules.scale_max is not null
+                    then metric_rules.scale_max
+                else all_stats.scale_max
+            end as double
+        ) as scale_max,
+        coalesce(metric_rules.is_proportion, false)
+        or coalesce(all_stats.is_proportion, false) as is_proportion
     from all_stats
+    left join metric_rules
+        on
+            all_stats.agent = metric_rules.agent
+            and metric_rules.metric in (all_stats.metric, '*')
+    qualify row_number() over (
+        partition by all_stats.set_id, all_stats.metric
+        order by metric_rules.metric = '*'
+    ) = 1
 
 ),
 
@@ -50,12 +97,12 @@ final as (
         -- a rule row of metric '*' covers an agent's metrics named by its
         -- data (an imported tool's scorers): labelled by their own name
         case
-            when metric_rules.metric = '*' then with_interval.metric
-            else metric_rules.label_ko
+            when with_interval.rule_metric = '*' then with_interval.metric
+            else with_interval.label_ko
         end as metric_label,
-        cast(metric_rules.metric_order as integer) as metric_order,
-        metric_rules.direction,
-        cast(metric_rules.min_delta as double) as min_delta,
+        cast(with_interval.metric_order as integer) as metric_order,
+        with_interval.direction,
+        cast(with_interval.min_delta as double) as min_delta,
         with_interval.metric_value,
         with_interval.estimate,
         with_interval.n_obs,
@@ -64,18 +111,18 @@ final as (
         {{ interval_bound(
             'low', 'with_interval.metric_value', 'with_interval.std_error',
             'with_interval.t_critical', 'with_interval.n_obs',
-            'metric_rules.scale_min', 'metric_rules.scale_max',
-            'metric_rules.is_proportion'
+            'with_interval.scale_min', 'with_interval.scale_max',
+            'with_interval.is_proportion'
         ) }} as ci_low,
         {{ interval_bound(
             'high', 'with_interval.metric_value', 'with_interval.std_error',
             'with_interval.t_critical', 'with_interval.n_obs',
-            'metric_rules.scale_min', 'metric_rules.scale_max',
-            'metric_rules.is_proportion'
+            'with_interval.scale_min', 'with_interval.scale_max',
+            'with_interval.is_proportion'
         ) }} as ci_high,
         case
             when with_interval.std_error is null then 'none'
-            when metric_rules.is_proportion then 'wilson'
+            when with_interval.is_proportion then 'wilson'
             else 'cluster_robust_t'
         end as ci_method,
         -- few clusters: an interval from them is not to be trusted as
@@ -83,21 +130,12 @@ final as (
         coalesce(
             with_interval.n_clusters < {{ var('ci_min_clusters') }}, true
         ) as is_few_clusters,
-        cast(metric_rules.scale_min as double) as scale_min,
-        cast(metric_rules.scale_max as double) as scale_max,
+        with_interval.scale_min,
+        with_interval.scale_max,
         with_interval.scoring_version
     from with_interval
     inner join sets
         on with_interval.set_id = sets.set_id
-    left join metric_rules
-        on
-            with_interval.agent = metric_rules.agent
-            and metric_rules.metric in (with_interval.metric, '*')
-    -- the metric's own rule before the agent's '*' rule
-    qualify row_number() over (
-        partition by with_interval.set_id, with_interval.metric
-        order by metric_rules.metric = '*'
-    ) = 1
 
 )
 
