@@ -188,6 +188,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="the default (selector nightly): kept for scripts written for earlier releases",
     )
     build.add_argument("--no-reports", action="store_true", help="do not render reports")
+    build.add_argument(
+        "--max-reports",
+        type=int,
+        default=MAX_REPORTS_PER_BUILD,
+        metavar="N",
+        help="render at most N changed reports, newest drop first (default %(default)s; 0: no limit); "
+        "the rest keep their older report until a later build or `agent-eval report` renders them",
+    )
     _verbose(build)
 
     rep = _command(
@@ -379,6 +387,12 @@ def _paths(args: argparse.Namespace) -> Paths:
     )
 
 
+# reports a build renders at most (newest drop first): the first night of a
+# long history would otherwise draw every set's charts (about 0.3 s each)
+# before the night is over; the rest follow on later builds
+MAX_REPORTS_PER_BUILD = 100
+
+
 def cmd_build(
     paths: Paths,
     full_refresh: bool = False,
@@ -386,6 +400,7 @@ def cmd_build(
     reports: bool = True,
     data_tests: bool = True,
     verbose: bool = False,
+    max_reports: int | None = MAX_REPORTS_PER_BUILD,
 ) -> int:
     """dbt build into the working database, publish the served copy, render
     reports, print the summary. Nothing is published when dbt fails.
@@ -395,7 +410,8 @@ def cmd_build(
     builds that check loading semantics, not the data tests).
     While it runs it shows one line per stage (agent_eval.progress); dbt's
     own lines go to <dbt log folder>/build.log, and with ``verbose`` to
-    stdout as well."""
+    stdout as well. Only the reports whose sets changed are rendered, at
+    most ``max_reports`` (None: all) of them (report.render_changed)."""
     if not paths.drops_dir.is_dir():
         print(f"agent-eval: drops folder {paths.drops_dir} does not exist", file=sys.stderr)
         return EXIT_USAGE
@@ -483,14 +499,16 @@ def cmd_build(
             else:
                 shown.skip("publish", "dbt failed: nothing published")
             written: list[Path] = []
+            rendered = report.Rendered()
             if reports and failure is None:
                 shown.begin("reports", f"-> {paths.reports_dir}")
                 try:
-                    written = report.render_all(paths.db_path, paths.reports_dir)
+                    rendered = report.render_changed(paths.db_path, paths.reports_dir, max_reports)
+                    written = list(rendered.written)
                     page = morning.render_morning(paths.db_path, paths.reports_dir)
                     if page is not None:
                         written.append(page)
-                    shown.finish("reports", f"{len(written)} files -> {paths.reports_dir}")
+                    shown.finish("reports", f"{len(rendered.written)} written, {rendered.unchanged} unchanged")
                 except Exception as err:
                     failure = f"report rendering failed: {type(err).__name__}: {err}"
                     shown.finish("reports", f"failed: {type(err).__name__}", failed=True)
@@ -518,9 +536,19 @@ def cmd_build(
             print(gates.format_results(gate_results))
             print(f"gate results (JUnit XML): {junit}")
         if reports and failure is None:
-            print(f"reports written: {len(written)} under {paths.reports_dir}")
-            for path in written:
+            print(
+                f"reports written: {len(rendered.written)} under {paths.reports_dir} "
+                f"({rendered.unchanged} unchanged: their sets did not change)"
+            )
+            for path in rendered.written:
                 print(f"  {path}")
+            if written[len(rendered.written) :]:
+                print(f"morning page: {written[-1]}")
+            if rendered.pending:
+                print(
+                    f"reports not yet rendered: {len(rendered.pending)} changed sets (the limit of "
+                    f"{max_reports} a build): the next build renders them, or `agent-eval report` now"
+                )
         if published is not None:
             print_published(published)
         else:
@@ -1071,7 +1099,12 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         if args.command == "build":
             return cmd_build(
-                _paths(args), args.full_refresh, args.unit_tests, not args.no_reports, verbose=args.verbose
+                _paths(args),
+                args.full_refresh,
+                args.unit_tests,
+                not args.no_reports,
+                verbose=args.verbose,
+                max_reports=args.max_reports or None,
             )
         if args.command == "report":
             return cmd_report(_paths(args), args.sets, args.latest)
