@@ -194,7 +194,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=MAX_REPORTS_PER_BUILD,
         metavar="N",
         help="render at most N changed reports, newest drop first (default %(default)s; 0: no limit); "
-        "the rest keep their older report until a later build or `agent-eval report` renders them",
+        "the others are deferred, not rendered by later builds while their sets stay as they are: "
+        "`agent-eval report` renders them",
     )
     _verbose(build)
 
@@ -389,7 +390,7 @@ def _paths(args: argparse.Namespace) -> Paths:
 
 # reports a build renders at most (newest drop first): the first night of a
 # long history would otherwise draw every set's charts (about 0.3 s each)
-# before the night is over; the rest follow on later builds
+# for an hour; the others are deferred to `agent-eval report` (on demand)
 MAX_REPORTS_PER_BUILD = 100
 
 
@@ -544,10 +545,10 @@ def cmd_build(
                 print(f"  {path}")
             if written[len(rendered.written) :]:
                 print(f"morning page: {written[-1]}")
-            if rendered.pending:
+            if rendered.n_deferred:
                 print(
-                    f"reports not yet rendered: {len(rendered.pending)} changed sets (the limit of "
-                    f"{max_reports} a build): the next build renders them, or `agent-eval report` now"
+                    f"reports deferred: {rendered.n_deferred} sets ({len(rendered.deferred)} tonight, over the "
+                    f"limit of {max_reports} reports a build, newest drop first): `agent-eval report` renders them"
                 )
         if published is not None:
             print_published(published)

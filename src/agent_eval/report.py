@@ -168,6 +168,7 @@ def render_all(db_path: Path, reports_dir: Path, set_ids: list[str] | None = Non
 # reports_dir/LEDGER: each report's path (relative to reports_dir) -> the
 # fingerprint of what it was rendered from
 LEDGER = ".rendered.json"
+DEFERRED = "deferred "  # before the fingerprint of a set whose report a build left out (its limit)
 
 
 def read_ledger(reports_dir: Path) -> dict[str, str]:
@@ -275,17 +276,22 @@ class Rendered:
     written: list[Path] = field(default_factory=list)  # reports (and other files) rewritten
     removed: list[Path] = field(default_factory=list)  # reports of sets no longer in the marts
     unchanged: int = 0  # reports left as they were: their sets did not change
-    pending: list[str] = field(default_factory=list)  # changed sets left for a later build (the limit)
+    deferred: list[str] = field(default_factory=list)  # changed sets not rendered (over the limit)
+    n_deferred: int = 0  # every set whose report is deferred, this build's and earlier ones'
 
 
 def render_changed(db_path: Path, reports_dir: Path, limit: int | None = None) -> Rendered:
     """The reports of the sets that changed since their report was written
     (new, replaced, re-scored, moved in their series; or whose report file
     is missing), newest drop date first, at most ``limit`` of them (None:
-    all); the reports of sets no longer in the marts removed. A set not
-    rendered for the limit keeps its older report, if any, and is rendered
-    by a later build or `agent-eval report`. An agent's after_reports (a
-    workbook of all its sets) runs when any of its reports changed."""
+    all); the reports of sets no longer in the marts removed. A changed set
+    over the limit is deferred: the ledger records it (as DEFERRED and its
+    fingerprint), so later builds do not render it while it stays as it is
+    (a night with nothing new renders nothing); `agent-eval report`
+    (``render_all``) renders it, and so does a build once the set changes
+    again. A deferred set keeps its older report file, if any. An agent's
+    after_reports (a workbook of all its sets) runs when any of its reports
+    changed."""
     result = Rendered()
     ledger = read_ledger(reports_dir)
     with duckdb.connect(str(db_path), read_only=True) as con:
@@ -296,14 +302,19 @@ def render_changed(db_path: Path, reports_dir: Path, limit: int | None = None) -
                 continue
             for r in rows(con, f"select set_id from {agent.set_table}"):
                 key = agent.report_path(Path(), r["set_id"]).as_posix()
-                if ledger.get(key) == current[key] and (reports_dir / key).is_file():
+                if ledger.get(key) == DEFERRED + current[key]:
+                    result.n_deferred += 1
+                elif ledger.get(key) == current[key] and (reports_dir / key).is_file():
                     result.unchanged += 1
                 else:
                     todo.append((r["set_id"], agent, key, current[key]))
         # set ids start with their drop date: the newest nights first
         todo.sort(key=lambda t: t[0], reverse=True)
         if limit is not None and len(todo) > limit:
-            result.pending = sorted(t[0] for t in todo[limit:])
+            result.deferred = sorted(t[0] for t in todo[limit:])
+            result.n_deferred += len(result.deferred)
+            for _, _, key, fingerprint in todo[limit:]:
+                ledger[key] = DEFERRED + fingerprint
             todo = todo[:limit]
         changed_agents: set[str] = set()
         for agent in agents.registered():
