@@ -391,7 +391,7 @@ def _paths(args: argparse.Namespace) -> Paths:
 # reports a build renders at most (newest drop first): the first night of a
 # long history would otherwise draw every set's charts (about 0.3 s each)
 # for an hour; the others are deferred to `agent-eval report` (on demand)
-MAX_REPORTS_PER_BUILD = 100
+MAX_REPORTS_PER_BUILD = 60
 
 
 def cmd_build(
