@@ -1210,11 +1210,13 @@ def night_cost_targets(data: dict[str, Any]) -> list[Target]:
     """A night with nothing new costs about the same whatever history the
     drops hold; the first night of thousands of sets renders within 2 min."""
     night, f = data.get("night_cost"), data["figures"]
+    files = f"{night['files']:,}" if night else "10,000"
+    sets = f"{night['large_runs']:,}" if night else "3,000"
     label_n = (
         "7n. a night with nothing new (`agent-eval build`, engagement run folders over months of "
-        "date folders) with 10,000 files loaded, over the same night with 100"
+        f"date folders) with {files} files loaded, over the same night with {NIGHT_COST_SMALL}"
     )
-    label_r = "7r. the reports stage of the first night of 3,000 engagement run folders (sets)"
+    label_r = f"7r. the reports stage of the first night of {sets} engagement run folders (sets)"
     if not night:
         return [Target("7n", label_n, "not run (`--night-cost 0`)", None), Target("7r", label_r, "not run", None)]
     large, small = f["night_unchanged_large"]["wall_s"], f["night_unchanged_small"]["wall_s"]
