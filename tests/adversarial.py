@@ -11,6 +11,7 @@ import os
 import shutil
 from pathlib import Path
 
+from agent_eval.agents.engagement import samples as engagement_samples
 from agent_eval.agents.resume_agent import COLUMNS as RESUME_AGENT_COLUMNS
 from agent_eval.agents.resume_agent.samples import ResumeRow, raw_json, write_resume_csv
 
@@ -191,3 +192,17 @@ def write_night_holds_corpus(drops: Path) -> None:
     (drops / MANY_PERSONAS_RUN / "expected.json").write_text(json.dumps(many), encoding="utf-8")
     huge = dict(expected, perPersona={f"p-{i:06d}": {"likeCount": i % 17, "commentCount": i % 5} for i in range(25000)})
     (drops / OVERSIZED_EXPECTED_RUN / "expected.json").write_text(json.dumps(huge), encoding="utf-8")
+
+
+# The night-cost part: months of engagement simulations, one run folder a
+# set (two agents' action logs and the expected.json they are scored
+# against, the same ground truth: one series), written by the engagement
+# samples' write_history. A night with nothing new must cost the same
+# whatever the history holds, and rewrite no report.
+HISTORY_AGENTS = engagement_samples.HISTORY_AGENTS
+
+
+def write_engagement_history(drops: Path, n_runs: int, n_days: int) -> list[str]:
+    """``n_runs`` run folders over ``n_days`` date folders (3 files each);
+    returns the run folders (set ids)."""
+    return engagement_samples.write_history(drops, n_runs, n_days)

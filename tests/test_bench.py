@@ -37,6 +37,10 @@ FIGURES = (
     "promptfoo_json_import",
     "promptfoo_jsonl_floor",
     "promptfoo_jsonl_import",
+    "night_first_small",
+    "night_unchanged_small",
+    "night_first_large",
+    "night_unchanged_large",
 )
 BUILDS = (
     "full",
@@ -49,29 +53,12 @@ BUILDS = (
     "demo_cold",
     "demo",
     "scale 120",
+    "night_unchanged_small",
+    "night_unchanged_large",
 )
 TARGETS = (
-    "1a",
-    "1b",
-    "2a",
-    "2b",
-    "3",
-    "3m",
-    "4",
-    "5",
-    "v1",
-    "v2",
-    "7m",
-    "7l",
-    "8",
-    "8m",
-    "9",
-    "9m",
-    "9l",
-    "9lm",
-    "c1",
-    "c2",
-    "c3",
+    *("1a", "1b", "2a", "2b", "3", "3m", "4", "5", "v1", "v2", "7m", "7l"),
+    *("8", "8m", "9", "9m", "9l", "9lm", "7n", "7r", "c1", "c2", "c3"),
 )
 
 
@@ -98,6 +85,8 @@ def test_bench_smoke_run_produces_every_figure(tmp_path):
             "400",
             "--compare-items",
             "3000",
+            "--night-cost",
+            "150",
             "--work",
             str(tmp_path / "work"),
             "--out",
@@ -124,6 +113,9 @@ def test_bench_smoke_run_produces_every_figure(tmp_path):
     # the Inspect log's import: all its sample records in raw history
     assert data["inspect"]["samples"] == 300 and data["inspect"]["floor"]["samples"] == 300
     assert {t["key"] for t in data["targets"]} >= {"8", "8m"}
+    # the night cost: 50 run folders of 3 files against 33 (100 files), each built twice
+    assert (data["night_cost"]["large_runs"], data["night_cost"]["small_runs"]) == (50, 33)
+    assert data["night_cost"]["large_first_reports_written"] == 50
     # the promptfoo outputs' import: every result in raw history, .json and .jsonl
     assert data["promptfoo"]["results"] == 400 and data["promptfoo"]["jsonl_bytes"] > 0
     # the compare: two sets of 3,000 items and a grid of five of 300, CLI and page
@@ -211,3 +203,29 @@ def test_a_scale_point_that_fails_is_reported_with_its_error_and_fails_both_targ
     assert not targets["7m"].holds and not targets["7l"].holds
     for key in ("7m", "7l"):
         assert "the build of 10,000,000 rows FAILED: Failure in model resume_item_scores" in targets[key].measured
+
+
+def test_the_night_cost_targets_compare_the_night_with_history_to_the_night_with_100_files():
+    bench = load_bench()
+    figures = {
+        "night_unchanged_large": {"wall_s": 30.0},
+        "night_unchanged_small": {"wall_s": 20.0},
+        "night_first_large": {"wall_s": 900.0},
+        "night_first_small": {"wall_s": 60.0},
+    }
+    night = {
+        "files": 10_000,
+        "small_files": 100,
+        "large_runs": 3_333,
+        "large_first_render_s": 121.0,
+        "large_first_reports_written": 60,
+    }
+    found = {t.key: t for t in bench.night_cost_targets({"night_cost": night, "figures": figures})}
+    # 30 s / 20 s = 1.5: at the limit, which holds
+    assert found["7n"].holds and found["7n"].measured.startswith("1.50 ×")
+    assert "10,000 files" in found["7n"].label
+    # 121 s of rendering is over the 2 minutes
+    assert found["7r"].holds is False and "3,333 sets" in found["7r"].measured
+    skipped = {t.key: t for t in bench.night_cost_targets({"night_cost": None, "figures": {}})}
+    assert skipped["7n"].holds is None and "--night-cost 0" in skipped["7n"].measured
+    assert skipped["7r"].holds is None

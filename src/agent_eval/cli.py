@@ -193,6 +193,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="the default (selector nightly): kept for scripts written for earlier releases",
     )
     build.add_argument("--no-reports", action="store_true", help="do not render reports")
+    build.add_argument(
+        "--max-reports",
+        type=int,
+        default=MAX_REPORTS_PER_BUILD,
+        metavar="N",
+        help="render at most N changed reports, newest drop first (default %(default)s; 0: no limit); "
+        "the others are deferred, not rendered by later builds while their sets stay as they are: "
+        "`agent-eval report` renders them",
+    )
     _verbose(build)
 
     rep = _command(
@@ -400,6 +409,12 @@ def _paths(args: argparse.Namespace) -> Paths:
     )
 
 
+# reports a build renders at most (newest drop first): the first night of a
+# long history would otherwise draw every set's charts (about 0.3 s each)
+# for an hour; the others are deferred to `agent-eval report` (on demand)
+MAX_REPORTS_PER_BUILD = 60
+
+
 def cmd_build(
     paths: Paths,
     full_refresh: bool = False,
@@ -407,6 +422,7 @@ def cmd_build(
     reports: bool = True,
     data_tests: bool = True,
     verbose: bool = False,
+    max_reports: int | None = MAX_REPORTS_PER_BUILD,
 ) -> int:
     """dbt build into the working database, publish the served copy, render
     reports, print the summary. Nothing is published when dbt fails.
@@ -416,7 +432,8 @@ def cmd_build(
     builds that check loading semantics, not the data tests).
     While it runs it shows one line per stage (agent_eval.progress); dbt's
     own lines go to <dbt log folder>/build.log, and with ``verbose`` to
-    stdout as well."""
+    stdout as well. Only the reports whose sets changed are rendered, at
+    most ``max_reports`` (None: all) of them (report.render_changed)."""
     if not paths.drops_dir.is_dir():
         print(f"agent-eval: drops folder {paths.drops_dir} does not exist", file=sys.stderr)
         return EXIT_USAGE
@@ -504,14 +521,16 @@ def cmd_build(
             else:
                 shown.skip("publish", "dbt failed: nothing published")
             written: list[Path] = []
+            rendered = report.Rendered()
             if reports and failure is None:
                 shown.begin("reports", f"-> {paths.reports_dir}")
                 try:
-                    written = report.render_all(paths.db_path, paths.reports_dir)
+                    rendered = report.render_changed(paths.db_path, paths.reports_dir, max_reports)
+                    written = list(rendered.written)
                     page = morning.render_morning(paths.db_path, paths.reports_dir)
                     if page is not None:
                         written.append(page)
-                    shown.finish("reports", f"{len(written)} files -> {paths.reports_dir}")
+                    shown.finish("reports", f"{len(rendered.written)} written, {rendered.unchanged} unchanged")
                 except Exception as err:
                     failure = f"report rendering failed: {type(err).__name__}: {err}"
                     shown.finish("reports", f"failed: {type(err).__name__}", failed=True)
@@ -539,9 +558,19 @@ def cmd_build(
             print(gates.format_results(gate_results))
             print(f"gate results (JUnit XML): {junit}")
         if reports and failure is None:
-            print(f"reports written: {len(written)} under {paths.reports_dir}")
-            for path in written:
+            print(
+                f"reports written: {len(rendered.written)} under {paths.reports_dir} "
+                f"({rendered.unchanged} unchanged: their sets did not change)"
+            )
+            for path in rendered.written:
                 print(f"  {path}")
+            if written[len(rendered.written) :]:
+                print(f"morning page: {written[-1]}")
+            if rendered.n_deferred:
+                print(
+                    f"reports deferred: {rendered.n_deferred} sets ({len(rendered.deferred)} tonight, over the "
+                    f"limit of {max_reports} reports a build, newest drop first): `agent-eval report` renders them"
+                )
         if published is not None:
             print_published(published)
         else:
@@ -1117,7 +1146,12 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         if args.command == "build":
             return cmd_build(
-                _paths(args), args.full_refresh, args.unit_tests, not args.no_reports, verbose=args.verbose
+                _paths(args),
+                args.full_refresh,
+                args.unit_tests,
+                not args.no_reports,
+                verbose=args.verbose,
+                max_reports=args.max_reports or None,
             )
         if args.command == "report":
             return cmd_report(_paths(args), args.sets, args.latest)

@@ -159,5 +159,9 @@ def render_morning(db_path: Path, reports_dir: Path) -> Path | None:
         ctx["overview_chart"] = charts.render_chart(
             con, str(newest), charts.MORNING_OVERVIEW, charts.chart_path(page, charts.MORNING_OVERVIEW.name)
         )
-    page.write_text(environment().get_template("morning_summary.md.j2").render(**ctx), encoding="utf-8")
+    text = environment().get_template("morning_summary.md.j2").render(**ctx)
+    # the same page as last night's build wrote: left as it is (its chart
+    # too, by its key), so a night with nothing new rewrites no file
+    if not page.is_file() or page.read_text(encoding="utf-8") != text:
+        page.write_text(text, encoding="utf-8")
     return page

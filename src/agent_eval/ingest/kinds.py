@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from agent_eval import agents
 from agent_eval.drop_kinds import DropKind
@@ -21,8 +22,11 @@ def kind_named(name: str) -> DropKind:
     raise KeyError(f"no registered agent reads drop kind {name!r} (seeds/registry/agents.csv)")
 
 
-def match_kind(relative: str) -> DropKind | None:
-    for kind in kinds():
+def match_kind(relative: str, among: Sequence[DropKind] | None = None) -> DropKind | None:
+    """The kind whose pattern ``relative`` matches, of ``among`` (default:
+    ``kinds()``; a scan of many files passes them once, as looking them up
+    imports every agent's module)."""
+    for kind in kinds() if among is None else among:
         if kind.pattern.fullmatch(relative):
             return kind
     return None

@@ -219,3 +219,31 @@ def write_samples(drops_dir: Path) -> list[Path]:
         )
     )
     return written
+
+
+HISTORY_AGENTS = ("agent-01", "agent-02")
+
+
+def history_run(i: int, n_days: int, start: str = "2026-06-01") -> str:
+    """The run folder (its set id) of run ``i`` of ``write_history``."""
+    day = datetime.fromisoformat(start) + timedelta(days=i % n_days)
+    return f"{day.date().isoformat()}/engagement/sim-{i:05d}"
+
+
+def write_history(drops_dir: Path, n_runs: int, n_days: int, seed: int = 11) -> list[str]:
+    """Months of simulations: ``n_runs`` small run folders spread over
+    ``n_days`` date folders, each ``len(HISTORY_AGENTS)`` action logs and
+    the same expected.json (one series), 3 files a run; returns the run
+    folders (set ids). For the night-cost tests and benchmark."""
+    rng = random.Random(seed)
+    runs = []
+    for i in range(n_runs):
+        run = history_run(i, n_days)
+        base = drops_dir / run
+        start = datetime.fromisoformat(run.split("/", 1)[0]).replace(hour=21)
+        for agent in HISTORY_AGENTS:
+            log = _agent_log(rng, start, run.rsplit("/", 1)[1], agent, [("personaId", "p-20s")], 6, 0.6, 0.2)
+            _write_jsonl(base / agent / "actions.jsonl", log)
+        _write_json(base / "expected.json", {"expected": {"likeCount": 4, "commentCount": 1}})
+        runs.append(run)
+    return runs
