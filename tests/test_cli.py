@@ -238,6 +238,7 @@ COMMANDS = (
     "judge",
     "gates",
     "export",
+    "compare",
     "withdraw",
     "publish",
     "serve",
@@ -247,7 +248,12 @@ COMMANDS = (
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_a_bad_option_prints_the_usage_of_its_command(capsys, command):
-    required = {"samples": ["--out", "x"], "withdraw": ["x", "--reason", "y"], "evaluate": ["--expected", "x"]}
+    required = {
+        "samples": ["--out", "x"],
+        "withdraw": ["x", "--reason", "y"],
+        "evaluate": ["--expected", "x"],
+        "compare": ["a", "b"],
+    }
     with pytest.raises(SystemExit) as done:
         cli.main([command, *required.get(command, []), "--bogus"])
     assert done.value.code == cli.EXIT_USAGE
