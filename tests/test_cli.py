@@ -372,3 +372,14 @@ def test_dbts_errors_in_a_failure_message_are_cut_to_what_says_what_and_where(tm
         "Parsing Error",
     ]
     assert shown.error_lines(limit=2) == [*traceback[:2], f"... (6 more lines in {tmp_path / 'build.log'})"]
+
+
+def test_the_summary_lists_a_few_ignored_files_then_a_count():
+    """The build's summary fits a screen: a night of many companion files
+    (each read with its aggregate) lists a few, then how many more and
+    where they all are."""
+    ignored = [(f"2026-11-02/every_eval_ever/run{i}_samples.jsonl", "its companion file") for i in range(10)]
+    text = runner.format_summary(runner.BuildSummary(ignored_files=ignored))
+    listed = [line for line in text.splitlines() if line.startswith("ignored file ")]
+    assert listed == [f"ignored file {path}: {reason}" for path, reason in ignored[: runner.MAX_LISTED]]
+    assert f"... and {10 - runner.MAX_LISTED} more ignored (table ops.load_log)" in text

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import adversarial
-from agent_eval import agents, cli, gates, report
+from agent_eval import agents, cli, gates, report, runner
 from agent_eval.ingest import manifest
 from conftest import Warehouse
 
@@ -71,6 +71,11 @@ def test_the_first_night_writes_every_report_and_records_what_it_was_rendered_fr
     ledger = json.loads((wh.paths.reports_dir / report.LEDGER).read_text(encoding="utf-8"))
     assert sorted(ledger) == sorted(engagement.report_path(Path(), run).as_posix() for run in runs)
     assert f"reports written: {N_RUNS} under" in first
+    # the summary fits a screen: a few of the paths, then how many more
+    reports_dir = str(wh.paths.reports_dir)
+    listed = [line for line in first.splitlines() if line.startswith(f"  {reports_dir}/engagement/")]
+    assert len(listed) == runner.MAX_LISTED < N_RUNS
+    assert f"  ... and {N_RUNS - runner.MAX_LISTED} more, one folder per agent" in first
 
 
 def test_a_night_with_nothing_new_rewrites_no_report_chart_or_morning_page(history):

@@ -562,8 +562,10 @@ def cmd_build(
                 f"reports written: {len(rendered.written)} under {paths.reports_dir} "
                 f"({rendered.unchanged} unchanged: their sets did not change)"
             )
-            for path in rendered.written:
+            for path in rendered.written[: runner.MAX_LISTED]:
                 print(f"  {path}")
+            if len(rendered.written) > runner.MAX_LISTED:
+                print(f"  ... and {len(rendered.written) - runner.MAX_LISTED} more, one folder per agent")
             if written[len(rendered.written) :]:
                 print(f"morning page: {written[-1]}")
             if rendered.n_deferred:

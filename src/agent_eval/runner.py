@@ -416,6 +416,11 @@ STATUS_WORDS = {
 }
 
 
+# The summary fits one screen: lists of paths (ignored files, reports
+# written) show this many, then a count and where the rest are.
+MAX_LISTED = 3
+
+
 def format_summary(summary: BuildSummary, max_rows: int = 20) -> str:
     files = summary.new_observations
     lines = [
@@ -436,8 +441,10 @@ def format_summary(summary: BuildSummary, max_rows: int = 20) -> str:
         lines.append("sets per agent: " + ", ".join(f"{a} {n}" for a, n in sorted(summary.sets_per_agent.items())))
     for path, reason in summary.rejected_files:
         lines.append(f"REJECTED FILE {path}: {reason}")
-    for path, reason in summary.ignored_files:
+    for path, reason in summary.ignored_files[:MAX_LISTED]:
         lines.append(f"ignored file {path}: {reason}")
+    if len(summary.ignored_files) > MAX_LISTED:
+        lines.append(f"  ... and {len(summary.ignored_files) - MAX_LISTED} more ignored (table ops.load_log)")
     if summary.n_rejected_rows:
         lines.append(f"REJECTED ROWS in current sets: {summary.n_rejected_rows} (table ops.rejected_rows)")
         for path, line, reason in summary.rejected_rows[:max_rows]:
