@@ -1,4 +1,4 @@
-{#- Withdrawn deliveries (issue 16): `agent-eval withdraw` appends to
+{#- Withdrawn deliveries: `agent-eval withdraw` appends to
     operator.withdrawals, a dbt source never rebuilt by dbt. -#}
 
 {% macro create_withdrawals_table() -%}

@@ -28,7 +28,7 @@ drop, then measures in one invocation, each as the median of --runs runs:
   the dbt nodes each build executed and reused (run_results.json).
 
 It checks that the marts agree with the floor's figures, judges every target
-of issue 14 and writes BENCHMARKS.md (--out) and the raw figures as JSON
+(build, command, viewer, import, compare) and writes BENCHMARKS.md (--out) and the raw figures as JSON
 next to it.
 """
 
@@ -69,7 +69,7 @@ TARGETS = {
     "evaluate_s": 3.0,
     "demo_s": 20.0,
     "scale_marginal_spread": 1.25,  # largest / smallest marginal wall per row
-    "viewer_items_p95_ms": 300.0,  # issue 15
+    "viewer_items_p95_ms": 300.0,  # the viewer's page budget
     "viewer_overview_p95_ms": 200.0,
     "inspect_import_over_floor": 2.0,  # importing an Inspect log over reading its members
     "promptfoo_import_over_floor": 2.0,  # importing a promptfoo output over parsing it once
@@ -1144,7 +1144,7 @@ def scale_curve(points: list[dict[str, Any]], no_file_wall_s: float, budget: tup
     The step from 0 rows is shown but not judged: dbt's fixed work (Python,
     one node at a time per thread) overlaps DuckDB's work on the other core
     in a large build, so the build with no file lies above the line of the
-    large builds (docs/decisions.md, "The scale curve")."""
+    large builds (docs/decisions/0025-scale-curve-between-measured-sizes.md)."""
     previous_rows, previous_wall = 0, no_file_wall_s
     for point in points:
         point["wall_per_million_s"] = point["wall_s"] / point["rows"] * 1e6
@@ -1240,7 +1240,7 @@ def ratios(f: dict[str, dict[str, float]]) -> dict[str, float]:
 
 
 # ---------------------------------------------------------------------------
-# Targets (issue 14)
+# Targets: the nightly build, the commands, the viewer, the imports
 # ---------------------------------------------------------------------------
 
 
@@ -1399,7 +1399,7 @@ def night_cost_targets(data: dict[str, Any]) -> list[Target]:
 
 
 def viewer_targets(viewer: dict[str, Any] | None) -> list[Target]:
-    """Issue 15: server time of the viewer's pages on the big warehouse."""
+    """Server time of the viewer's pages on the big warehouse."""
     if not viewer:
         return []
     return [
@@ -1606,7 +1606,8 @@ def render_targets(data: dict[str, Any]) -> list[str]:
         "",
         "## Targets",
         "",
-        "Issues 14 and 15; each limit on the median wall time unless it says otherwise.",
+        "Build, command, viewer, import and compare targets; each limit on the median wall time "
+        "unless it says otherwise.",
         "",
         "| target | measured | |",
         "| --- | ---: | --- |",
@@ -1751,7 +1752,7 @@ def render_scale(data: dict[str, Any]) -> list[str]:
         + f", {verdict(target['7l']['holds'])}. The step from 0 rows (the build with no file) is shown "
         "but not judged: dbt's fixed work, Python that handles one node at a time per thread, overlaps "
         "DuckDB's work on the other core in a large build, so the build with no file lies above the "
-        'line of the large builds (docs/decisions.md, "The scale curve")'
+        "line of the large builds (docs/decisions/0025-scale-curve-between-measured-sizes.md)"
         + (
             f"; with that step: {scale['marginal_spread_from_zero']:.2f} ×."
             if scale.get("marginal_spread_from_zero") is not None

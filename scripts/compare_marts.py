@@ -1,7 +1,7 @@
 """Compare every table two versions of the project build from the same drops.
 
 The guard of a refactor that must not change what the warehouse holds
-(issue 18: "every mart is row-for-row identical before and after"). Builds
+("every mart is row-for-row identical before and after"). Builds
 the drops once with a git revision of the project (its models, macros, seeds
 and Python loaders, checked out into a temporary worktree) and once with the
 working tree, then compares each table of the compared schemas as a multiset

@@ -1,4 +1,4 @@
-"""The adversarial drops of issue 16, written by code (no large file in the
+"""The adversarial drops, written by code (no large file in the
 repository): good files of two agents next to every kind of bad input that
 must not stop a night. ``write_corpus`` returns what the tests check."""
 

@@ -1,4 +1,4 @@
-"""Inputs and situations that must not stop a night (issue 16): each ends in
+"""Inputs and situations that must not stop a night: each ends in
 a clear rejection or a one-line refusal, never a traceback."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The benchmark command, at a tiny size, so it cannot rot.
 
-Asserts only that every figure, every target row of issue 14 and the scale
+Asserts only that every figure, every target row and the scale
 curve are produced (and that the marts agreed with the floor query, which
 the script checks itself) - never a timing.
 """
@@ -105,7 +105,7 @@ def test_bench_smoke_run_produces_every_figure(tmp_path):
         assert figure["runs"] == 1
         assert figure["wall_s"] > 0 and figure["cpu_s"] > 0 and figure["peak_rss_mib"] > 0, name
     assert set(data["ratios"]) >= {"full_over_floor", "incremental_over_empty", "full_peak_rss_mib"}
-    # the viewer's server times on the full build's warehouse (issue 15)
+    # the viewer's server times on the full build's warehouse
     viewer = data["viewer"]
     assert viewer["n_items_requests"] == 50
     assert 0 < viewer["items_p50_ms"] <= viewer["items_p95_ms"] <= viewer["items_max_ms"]
@@ -134,7 +134,7 @@ def test_bench_smoke_run_produces_every_figure(tmp_path):
     assert [p["rows"] for p in points] == [60, 120]
     assert all(p["wall_s"] > 0 and p["peak_rss_mib"] > 0 and "marginal_per_million_s" in p for p in points)
     text = out.read_text()
-    # every target of issue 14, measured, with its verdict, in the markdown
+    # every target, measured, with its verdict, in the markdown
     assert [t["key"] for t in data["targets"]] == list(TARGETS)
     for target in data["targets"]:
         assert isinstance(target["holds"], bool), target

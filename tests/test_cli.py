@@ -1,4 +1,4 @@
-"""The command line a newcomer reads (issue 17.6): every command offers only
+"""The command line a newcomer reads: every command offers only
 the options it uses, `--help` lists the exit codes, `--version` answers, and
 `demo --help` names the demo's own defaults."""
 

@@ -1,5 +1,5 @@
 """scripts/compare_marts.py, the guard of refactors that must not change any
-row (issue 18): its comparison on two small warehouses written here."""
+row: its comparison on two small warehouses written here."""
 
 from __future__ import annotations
 

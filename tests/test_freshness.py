@@ -1,4 +1,4 @@
-"""A night with no drop is noticed (issue 17.2): seed expected_series names
+"""A night with no drop is noticed: seed expected_series names
 the series expected and how often; history_gate_results gets a freshness
 gate per series that fails the night (exit 4, JUnit, the morning page) when
 the newest set is too old on the build's date, or never arrived.

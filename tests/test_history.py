@@ -1,4 +1,4 @@
-"""Nightly history (issue 8, docs/history.md) on a hand-worked series.
+"""Nightly history (docs/history.md) on a hand-worked series.
 
 tests/fixtures/history: resume_agent_hist.csv on three nights, 8 queries
 (Q1..Q8) x 3 rounds, Track 1; latency of (Qi, round r) = i + 8 (r - 1) s,

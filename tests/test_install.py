@@ -1,4 +1,4 @@
-"""The environment is the lock (issue 17.4): `make setup` installs with
+"""The environment is the lock: `make setup` installs with
 `-c constraints.txt`, so every package the lock pins is installed at exactly
 that version. A fresh clone that resolved the newest releases instead (a
 release of any dependency could change behaviour overnight) fails here."""

@@ -1,4 +1,4 @@
-"""Serving analysts and BI tools (issue 7): the published DuckDB file and
+"""Serving analysts and BI tools: the published DuckDB file and
 Parquet, read by real reader processes, DuckDB 1.0 (the oldest reader promised), SQLAlchemy and polars;
 the contract every public mart is held to. Generic: every check walks the
 dbt manifest or the published file, so a new mart is covered with no edit.

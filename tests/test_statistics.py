@@ -1,9 +1,9 @@
 """The history marts' statistics against an established library (scipy), on
-the bundled sample drops (issue 17.3): the clustered 95% intervals of every
+the bundled sample drops: the clustered 95% intervals of every
 set metric and every baseline delta (Student t quantiles for every df the
 sample produces, df 36 among them), McNemar's exact p and pass@k.
 
-scipy is a dev dependency; the warehouse never imports it. Before issue 17
+scipy is a dev dependency; the warehouse never imports it. When
 the t quantile came from a stepped table (df 31-39 took t(40) = 2.021 for
 t(36) = 2.028): these intervals were 0.35% too narrow and this test failed.
 """

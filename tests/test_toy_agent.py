@@ -1,4 +1,4 @@
-"""A fifth agent is its folders, one registry row and one module (issue 18).
+"""A fifth agent is its folders, one registry row and one module.
 
 The toy agent of tests/fixtures/echo_agent (a question, an answer, the
 expected answer: 5 when they are equal, else 0) is laid over a copy of the

@@ -1,4 +1,4 @@
-"""The web viewer (`agent-eval serve`, issue 15) on the bundled sample drops.
+"""The web viewer (`agent-eval serve`) on the bundled sample drops.
 
 One warehouse for the module: the sample drops, built and published (a
 session snapshot), served by a real waitress server in a thread. While a
@@ -814,7 +814,7 @@ def test_a_series_chart_legend_shows_the_latest_point_until_hovered(served):
 def test_recruit_flips_name_the_failing_check(served):
     """A recruit item can fail the pass rule with status ok (a check failed):
     history_flips names the first failing check, which the morning page shows
-    after `ok → ok` (issue 17.6). Expected: the first failing check of the
+    after `ok → ok`. Expected: the first failing check of the
     item's line in recruit_check_results, read here directly."""
     with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
         flips = con.execute(

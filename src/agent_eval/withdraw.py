@@ -1,4 +1,4 @@
-"""Withdrawing a delivery (issue 16): `agent-eval withdraw <path> --reason`.
+"""Withdrawing a delivery: `agent-eval withdraw <path> --reason`.
 
 A withdrawal is recorded in the warehouse (operator.withdrawals, a dbt
 source): one row per version of the delivery, with who, when and why. The

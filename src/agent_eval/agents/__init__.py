@@ -1,4 +1,4 @@
-"""The agents the warehouse evaluates: the registry (issue 18).
+"""The agents the warehouse evaluates: the registry.
 
 The registry is the dbt seed ``seeds/registry/agents.csv`` of the project
 (one row per agent: name, Korean label, input kinds, set mart, report
