@@ -1,6 +1,6 @@
 {#-
-  Reuse of unchanged nodes: cost follows the data (docs/decisions.md,
-  "Reuse of unchanged nodes").
+  Reuse of unchanged nodes: cost follows the data
+  (docs/decisions/0019-reuse-unchanged-nodes.md).
 
   Every model, seed and data test records, when it succeeds, a fingerprint
   of what it was computed from: its compiled SQL (or a seed's file

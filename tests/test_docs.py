@@ -14,7 +14,9 @@ from agent_eval import cli
 from conftest import PROJECT_DIR
 
 README = PROJECT_DIR / "README.md"
-DOCS = sorted((PROJECT_DIR / "docs").glob("*.md"))
+CONTRIBUTING = PROJECT_DIR / "CONTRIBUTING.md"
+DECISIONS = PROJECT_DIR / "docs" / "decisions"
+DOCS = sorted((PROJECT_DIR / "docs").glob("*.md")) + sorted(DECISIONS.glob("*.md"))
 FENCE = re.compile(r"^```.*?^```", re.S | re.M)
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 INLINE_CODE = re.compile(r"`[^`\n]*`")
@@ -90,7 +92,7 @@ def test_ci_runs_the_readmes_test_command_and_make_has_both():
 
 def test_every_relative_link_of_the_readme_and_docs_resolves():
     broken = []
-    for page in [README, *DOCS]:
+    for page in [README, CONTRIBUTING, *DOCS]:
         for target in LINK.findall(INLINE_CODE.sub("", prose(page))):
             if re.match(r"[a-z]+:", target):
                 continue  # http(s), mailto
@@ -134,3 +136,104 @@ def test_screenshots_are_stored_with_a_palette(tmp_path):
         assert shrunk.size == (300, 200)
         assert len(shrunk.getcolors(maxcolors=65536)) <= 256
     assert png.stat().st_size < before
+
+
+def load_commit_message_script():
+    spec = importlib.util.spec_from_file_location(
+        "check_commit_message", PROJECT_DIR / "scripts" / "check_commit_message.py"
+    )
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# where an issue number must not appear: code, models, scripts and docs
+NO_ISSUE_NUMBERS = ["src", "macros", "models", "scripts", "docs", "README.md", "CONTRIBUTING.md", "BENCHMARKS.md"]
+
+
+def issue_numbers_in(root: Path, places: list[str]) -> list[str]:
+    """Each issue-number reference under ``places`` of ``root``, as
+    ``path:line: text``; vendored third-party files and binaries skipped."""
+    pattern = load_commit_message_script().ISSUE_NUMBER
+    found = []
+    for place in places:
+        top = root / place
+        for path in sorted([top] if top.is_file() else top.rglob("*")):
+            if not path.is_file() or "vendor" in path.parts or "__pycache__" in path.parts:
+                continue
+            try:
+                text = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                continue  # images, fonts
+            for match in pattern.finditer(text):
+                line = text.count("\n", 0, match.start()) + 1
+                found.append(f"{path.relative_to(root)}:{line}: {match.group(0).strip()}")
+    return found
+
+
+def test_no_issue_numbers_in_code_or_docs():
+    """Code and docs say what a thing is and why, not which ticket asked
+    for it: an issue number tells a reader nothing without the tracker."""
+    assert issue_numbers_in(PROJECT_DIR, NO_ISSUE_NUMBERS) == []
+
+
+def test_the_issue_number_check_finds_each_form(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text(
+        '"""The registry (issue 18)."""\n'
+        'COLOUR = "#313695"  # a colour, not an issue\n'
+        "# fixed in #12, see dbt-duckdb#616 and Issues 14 and 15\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "src" / "b.html").write_text("<p>&#34;quoted&#34; PR 7</p>\n", encoding="utf-8")
+    (tmp_path / "src" / "vendor").mkdir()
+    (tmp_path / "src" / "vendor" / "lib.js").write_text("// issue 3\n", encoding="utf-8")
+    (tmp_path / "README.md").write_text("Targets 7 and 8 hold; step 2 of 3.\n", encoding="utf-8")
+    assert issue_numbers_in(tmp_path, ["src", "README.md"]) == [
+        "src/a.py:1: issue 18",
+        "src/a.py:3: #12",
+        "src/a.py:3: dbt-duckdb#616",
+        "src/a.py:3: Issues 14",
+        "src/b.html:1: PR 7",
+    ]
+
+
+def test_a_commit_message_has_a_short_subject_a_blank_line_and_no_issue_number():
+    problems = load_commit_message_script().problems
+    assert problems("Move the loader into a package\n\nWhy, in the body.\n# a git comment, issue 9\n") == []
+    assert problems("x" * 72) == []
+    assert problems("x" * 73) == ["the subject is 73 characters; at most 72"]
+    assert problems("Fix the lock\nbody right after the subject") == [
+        "the subject is not followed by a blank line (put details in the body)"
+    ]
+    assert problems("Fix the lock (issue 17)") == ["issue number 'issue 17': say what it means instead"]
+    assert problems("\n\n") == ["the subject line is empty"]
+
+
+DECISION_SECTIONS = ["## Context", "## Decision", "## Consequences", "## Measurement"]
+
+
+def test_every_decision_record_has_its_parts_and_a_line_in_the_index():
+    records = sorted(DECISIONS.glob("[0-9][0-9][0-9][0-9]-*.md"))
+    assert records, "docs/decisions holds the records"
+    numbers = [int(path.name[:4]) for path in records]
+    assert numbers == list(range(1, len(records) + 1)), "numbered 0001, 0002, ... without gaps or repeats"
+    index = (DECISIONS / "README.md").read_text(encoding="utf-8")
+    for path in records:
+        assert re.fullmatch(r"[0-9]{4}-[a-z0-9]+(?:-[a-z0-9]+)*\.md", path.name), path.name
+        lines = path.read_text(encoding="utf-8").splitlines()
+        assert lines[0].startswith(f"# {path.name[:4]}. "), path.name
+        assert "Status: accepted" in lines, path.name
+        headings = [line for line in lines if line.startswith("## ")]
+        assert headings == DECISION_SECTIONS, path.name
+        assert f"]({path.name})" in index, path.name
+    linked = re.findall(r"\]\(([0-9]{4}-[^)]+\.md)\)", index)
+    assert sorted(linked) == [path.name for path in records]
+    assert not (PROJECT_DIR / "docs" / "decisions.md").exists()
+
+
+def test_contributing_is_short_and_linked_from_the_readme_and_the_docs():
+    assert len(CONTRIBUTING.read_text(encoding="utf-8").splitlines()) <= 80
+    assert "(CONTRIBUTING.md)" in README.read_text(encoding="utf-8")
+    assert "CONTRIBUTING.md" in (DECISIONS / "README.md").read_text(encoding="utf-8")

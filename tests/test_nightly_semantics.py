@@ -122,7 +122,8 @@ def test_reconciliation_test_fails_when_rows_go_missing(built):
     from agent_eval import runner
 
     # the rows were deleted behind dbt's back, which node reuse cannot see
-    # (docs/decisions.md): execute the selection, as after such a repair
+    # (docs/decisions/0019-reuse-unchanged-nodes.md): execute the selection,
+    # as after such a repair
     with pytest.raises(runner.DbtFailed):
         runner.run_dbt(
             warehouse.paths,

@@ -117,7 +117,8 @@ def test_sample_engagement_runs_and_reports(sample_build):
 
 def test_latency_percentiles_equal_duckdbs_quantile_cont(sample_build):
     """history_latency_percentiles reads (value, count) pairs instead of
-    holding every latency (docs/decisions.md): every percentile of every
+    holding every latency (docs/decisions/0018-percentiles-from-value-counts.md):
+    every percentile of every
     group must equal DuckDB's own quantile_cont over the items, ties (the
     samples' latencies repeat) and groups without a latency included."""
     reference = sample_build.dicts("""

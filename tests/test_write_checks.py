@@ -71,7 +71,8 @@ def test_an_unchanged_night_executes_no_model(project):
     } == {gates.REJECTED_INPUT_TEST}
     # the build after the creation: the incremental models' set filters
     # went from "every set" to "none", which the reuse fingerprint leaves
-    # out (docs/decisions.md), so nothing is executed again
+    # out (docs/decisions/0019-reuse-unchanged-nodes.md), so nothing is
+    # executed again
     assert cli.cmd_build(project, reports=False) == GOOD
     again = results(project)
     executed = sorted(

@@ -53,7 +53,8 @@ from agent_eval.project import Paths
 # scores were computed with). Staging, intermediate and raw stay private.
 PUBLISHED_SCHEMAS = ("marts", "ops", "rubric")
 # the oldest DuckDB storage format that keeps what we publish (comments,
-# types); DuckDB 1.0 and every later reader open it (docs/decisions.md)
+# types); DuckDB 1.0 and every later reader open it
+# (docs/decisions/0027-published-storage-format.md)
 STORAGE_COMPATIBILITY_VERSION = "v1.0.0"
 PUBLISH_TABLE = ("ops", "published_tables")
 PARQUET_FILE = "data.parquet"

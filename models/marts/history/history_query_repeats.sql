@@ -26,7 +26,8 @@ runs as (
     -- one aggregate: the status counts ride along with the run counts (the
     -- item marts hold only the four statuses, not null, by contract), so
     -- the modal status needs no second grouping, window or join (at 3M rows
-    -- those spilled out of the 1 GB budget; docs/decisions.md)
+    -- those spilled out of the 1 GB budget;
+    -- docs/decisions/0024-duckdb-memory-budget.md)
     select
         agent,
         set_id,

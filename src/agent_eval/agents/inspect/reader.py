@@ -6,7 +6,7 @@ deflate) or a ``.json`` document. The file format is versioned
 (``version`` 1 and 2 are read); Inspect's Python API is its stable surface,
 but importing it costs 1.2-1.4 s and 300 MB of dependencies, and its sample
 reader about 7 ms a sample, so the warehouse reads the members itself
-(docs/decisions.md, "Reading Inspect logs").
+(docs/decisions/0049-inspect-logs.md).
 
 Samples are read member by member (never the whole log at once). Each
 becomes one record holding the fields the warehouse scores - id, epoch,
