@@ -13,10 +13,10 @@ from pathlib import Path
 
 import yaml
 
-from agent_eval import agents, charts, ingest, report
+from agent_eval import charts, ingest, registry, report
 from conftest import PROJECT_DIR
 
-REGISTERED = agents.registered(PROJECT_DIR)
+REGISTERED = registry.registered(PROJECT_DIR)
 NAMES = [agent.name for agent in REGISTERED]
 INTERFACE = ("sets", "file_rows", "rejected_rows", "set_metrics", "history_items")
 
@@ -164,11 +164,11 @@ def test_the_guard_sees_an_agent_named_in_code_and_not_in_prose(tmp_path):
 
 def test_report_paths_of_a_file_set_and_of_a_run_folder():
     reports = Path("/r")
-    by_name = agents.by_name(PROJECT_DIR)
+    by_name = registry.by_name(PROJECT_DIR)
     assert by_name["resume_agent"].report_path(reports, "2026-11-01/resume_agent_basic.csv") == Path(
         "/r/resume_agent/2026-11-01/resume_agent_basic.md"
     )
     assert by_name["engagement"].report_path(reports, "2026-11-01/engagement/run-7") == Path(
         "/r/engagement/2026-11-01/run-7.md"
     )
-    assert agents.label("no_such_agent") == "no_such_agent"
+    assert registry.label("no_such_agent") == "no_such_agent"

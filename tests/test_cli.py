@@ -235,7 +235,6 @@ COMMANDS = (
     "report",
     "demo",
     "samples",
-    "judge",
     "gates",
     "export",
     "compare",
@@ -243,6 +242,7 @@ COMMANDS = (
     "publish",
     "serve",
     "evaluate",
+    "judge",
 )
 
 

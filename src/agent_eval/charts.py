@@ -48,7 +48,7 @@ from matplotlib.text import Text
 from matplotlib.ticker import MaxNLocator
 from PIL import Image
 
-from agent_eval import agents, db
+from agent_eval import db, registry
 from agent_eval.fonts import font_path
 
 # ---------------------------------------------------------------- font
@@ -460,7 +460,7 @@ def series_trend(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bo
     )
     if not points:
         return False
-    metrics = agents.by_name()[points[0]["agent"]].module.TREND_METRICS
+    metrics = registry.by_name()[points[0]["agent"]].module.TREND_METRICS
     baseline = points[0]["baseline_set_id"]
     by_metric = {m: [p for p in points if p["metric"] == m] for m in metrics}
     by_metric = {m: ps for m, ps in by_metric.items() if len(ps) >= 2}
@@ -650,13 +650,13 @@ def render_chart(con: duckdb.DuckDBPyConnection, set_id: str, spec: ChartSpec, p
         return Chart(spec.name, spec.alt, path, labels)
 
 
-def chart_specs(agent: agents.Agent) -> list[ChartSpec]:
+def chart_specs(agent: registry.Agent) -> list[ChartSpec]:
     """The charts ``agent``'s reports link (its charts module's CHARTS)."""
     part = agent.part("charts")
     return list(part.CHARTS) if part is not None else []
 
 
-def render_charts(con: duckdb.DuckDBPyConnection, agent: agents.Agent, set_id: str, report: Path) -> dict[str, Chart]:
+def render_charts(con: duckdb.DuckDBPyConnection, agent: registry.Agent, set_id: str, report: Path) -> dict[str, Chart]:
     """Every chart of ``agent``'s report of ``set_id`` beside ``report``, by
     name; a chart with nothing to draw is left out and its old file removed."""
     charts = {}

@@ -41,8 +41,8 @@ from typing import Any
 from flask import Flask, Response, g, redirect, render_template, request, url_for
 from werkzeug.exceptions import HTTPException
 
-from agent_eval import agents
 from agent_eval import compare as compare_mod
+from agent_eval import registry
 from agent_eval.fonts import web_font_bytes
 from agent_eval.viewer import pages
 from agent_eval.viewer.snapshots import NotPublished, Snapshots
@@ -60,7 +60,7 @@ log = logging.getLogger("agent_eval.viewer")
 def viewer_part(name: str) -> Any:
     """The viewer part of the registered agent ``name`` (its pages), or
     None: no such agent, or an agent without pages of its own."""
-    agent = agents.by_name().get(name)
+    agent = registry.by_name().get(name)
     return agent.part("viewer") if agent is not None else None
 
 
@@ -70,9 +70,9 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
     app = Flask(__name__)
     app.config.update(JSON_AS_ASCII=False, TEMPLATES_AUTO_RELOAD=False)
     # the agents' pages in the navigation bar (the viewer parts with an index page)
-    parts = {agent.name: viewer_part(agent.name) for agent in agents.registered()}
+    parts = {agent.name: viewer_part(agent.name) for agent in registry.registered()}
     indexes = [{"name": name, "title": part.INDEX_TITLE} for name, part in parts.items() if hasattr(part, "index_page")]
-    app.jinja_env.globals.update(agent_labels=agents.labels(), agent_indexes=indexes)
+    app.jinja_env.globals.update(agent_labels=registry.labels(), agent_indexes=indexes)
     app.jinja_env.filters.update(num=fmt_number, pct=fmt_percent, iso=fmt_date)
     snapshots = Snapshots(Path(published_db))
     app.extensions["agent_eval_snapshots"] = snapshots
@@ -196,7 +196,7 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
             "gates": pages.set_gates(cur, found["set_id"]),
             "page": "set",
         }
-        if agents.by_name().get(agent) is not None and agents.by_name()[agent].has_items:
+        if registry.by_name().get(agent) is not None and registry.by_name()[agent].has_items:
             # "compare with…": any set of the same agent, the baseline preselected
             context["compare_choices"] = [
                 c for c in pages.compare_choices(cur, agent) if c["set_id"] != found["set_id"]

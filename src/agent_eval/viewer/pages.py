@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from agent_eval import agents, db
 from agent_eval import compare as compare_mod
+from agent_eval import db, registry
 from agent_eval.db import Cursor, one, rows, scalar
 
 PER_PAGE = (25, 50, 100, 200)
@@ -111,7 +111,7 @@ def find_set(cur: Cursor, set_id: str | None) -> dict[str, Any]:
     )
     if found is None:
         raise NotFound(f"no set {set_id!r} in the published file")
-    found["agent_label"] = agents.label(found["agent"])
+    found["agent_label"] = registry.label(found["agent"])
     return found
 
 
@@ -185,7 +185,7 @@ def overview(cur: Cursor, day: date | None) -> dict[str, Any]:
         )
     }
     for row in sets:
-        row["agent_label"] = agents.label(row["agent"])
+        row["agent_label"] = registry.label(row["agent"])
         row["metrics"] = metrics.get(row["set_id"], [])
         row["gates"] = gates.get(row["set_id"], [])
         row["n_failed_gates"] = counts[row["set_id"]]["n_gates_failed"]
@@ -201,7 +201,7 @@ def overview(cur: Cursor, day: date | None) -> dict[str, Any]:
                 {
                     "rejected": row["source_file"],
                     "agent": row["agent"],
-                    "agent_label": agents.label(row["agent"]) if row["agent"] else None,
+                    "agent_label": registry.label(row["agent"]) if row["agent"] else None,
                     "drop_date": row["drop_date"],
                     "place": row["file_name"],
                     "reasons": [],
@@ -210,7 +210,7 @@ def overview(cur: Cursor, day: date | None) -> dict[str, Any]:
             card["reasons"].append(row)
     cards = sorted([*sets, *rejected.values()], key=lambda c: (c["agent"] is None, c["agent"] or "", c["place"] or ""))
     issue_agents = [
-        {"agent": agent, "agent_label": agents.label(agent) if agent else None, "issues": list(group)}
+        {"agent": agent, "agent_label": registry.label(agent) if agent else None, "issues": list(group)}
         for agent, group in itertools.groupby(issues, key=lambda row: row["agent"])
     ]
     return {"day": day, "dates": dates, "sets": sets, "cards": cards, "issue_agents": issue_agents}
@@ -315,7 +315,7 @@ def series(cur: Cursor, series_id: str | None, start: date | None, end: date | N
         "series_id": series_id,
         "agent": head["agent"],
         "drop_dates": drop_dates,
-        "agent_label": agents.label(head["agent"]),
+        "agent_label": registry.label(head["agent"]),
         "first": head["first"],
         "last": head["last"],
         "start": start,
