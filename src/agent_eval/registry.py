@@ -32,16 +32,23 @@ are the packages under ``agent_eval/agents/``) provides:
   optionally ``after_reports(db_path, reports_dir, all_sets, set_ids)``
   (files written once per build, e.g. a workbook);
 - submodule ``charts`` (optional): ``CHARTS``, the chart specs each report
-  links;
+  links (its trend chart: ``agent_eval.charts.series_trend(TREND_METRICS)``);
 - submodule ``samples`` (optional): ``write_samples(drops_dir)``, its
-  bundled sample drops;
+  bundled sample drops; optionally ``write_rows(out, rows, seed)``, the
+  sample of a given size `agent-eval samples --rows` writes;
 - submodule ``viewer`` (optional): its pages in the web viewer, either
-  ``ITEM_TABLE`` (an ``agent_eval.viewer.pages.ItemTable``: the item table,
+  ``ITEM_TABLE`` (an ``agent_eval.viewer.parts.ItemTable``: the item table,
   the item pages and the distributions) or ``TEMPLATE`` and
   ``set_page(cur, set_id, args) -> dict``; optionally an index page
   (``INDEX_TEMPLATE``, ``INDEX_TITLE``, ``index_page(cur) -> dict``) at
   ``/<agent>``, linked from the navigation bar. Without one, a set page
-  shows the agent's metric cards and gates.
+  shows the agent's metric cards and gates. Its templates are in the
+  package's ``templates`` folder (they extend the viewer's ``base.html``);
+- submodule ``commands`` (optional): its part of the command line:
+  ``add_commands(subparsers, kit)`` adds its subcommands (each parser's
+  default ``run(args) -> exit code``; ``kit`` is what the CLI lends them:
+  ``agent_eval.cli.command_kit``) and ``EXPORT_FORMATS`` its formats of
+  `agent-eval export` (name -> ``writer(kit, paths, out, sets)``).
 docs/adding-an-agent.md is the checklist of an agent's parts.
 """
 
@@ -65,8 +72,6 @@ class Agent:
     name: str
     # as the agent's owners say it (Korean): the morning page, the viewer
     label: str
-    # the drop kinds whose files are this agent's input (defined by its module)
-    kinds: tuple[str, ...]
     # the mart with one row per set: what `agent-eval report --set` may name
     set_table: str
     # the folder under the reports directory its reports go to
@@ -79,6 +84,13 @@ class Agent:
     @property
     def module(self) -> ModuleType:
         return importlib.import_module(self.python_module)
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The drop kinds whose files are this agent's input: its package's
+        KINDS (the seed's input_kinds, which dbt reads, must name the same:
+        ``disagreements``)."""
+        return tuple(kind.name for kind in self.module.KINDS)
 
     def part(self, name: str) -> ModuleType | None:
         """The agent's submodule ``name`` (report, charts, samples); None
@@ -134,7 +146,6 @@ def _load(seed: Path, mtime_ns: int) -> tuple[Agent, ...]:
             Agent(
                 name=row["agent"],
                 label=row["label_ko"],
-                kinds=tuple(row["input_kinds"].split()),
                 set_table=f"marts.{row['set_model']}",
                 report_folder=row["report_folder"],
                 python_module=row["python_module"],
@@ -164,3 +175,37 @@ def label(name: str) -> str:
 def labels() -> dict[str, str]:
     """agent name -> label, for templates."""
     return {agent.name: agent.label for agent in registered()}
+
+
+def disagreements(project_dir: Path | None = None) -> list[str]:
+    """Where the project's declarations of its agents disagree with the
+    registry seed (one line each; none when they agree): dbt's
+    ``var('agents')`` and ``var('imported_tools')`` (dbt_project.yml, which
+    dbt reads when it parses the project, before any seed is loaded) and
+    the seed's ``input_kinds`` (dbt's copy of each package's KINDS)."""
+    import yaml
+
+    project_dir = project_dir or project_dir_in_use()
+    seed = registry_path(project_dir)
+    with seed.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    project = yaml.safe_load((project_dir / "dbt_project.yml").read_text(encoding="utf-8"))
+    declared = project.get("vars", {})
+    names = [row["agent"] for row in rows]
+    tools = [row["agent"] for row in rows if (row.get("imports_tool") or "").strip().lower() == "true"]
+    found = []
+    if list(declared.get("agents", [])) != names:
+        found.append(f"dbt_project.yml vars.agents {declared.get('agents')} is not the seed's agents {names}")
+    if list(declared.get("imported_tools", [])) != tools:
+        found.append(
+            f"dbt_project.yml vars.imported_tools {declared.get('imported_tools')} is not the seed's "
+            f"imports_tool agents {tools}"
+        )
+    for row, agent in zip(rows, registered(project_dir), strict=True):
+        if tuple(row["input_kinds"].split()) != agent.kinds:
+            found.append(
+                f"{agent.name}: the seed's input_kinds {row['input_kinds']!r} are not its package's "
+                f"KINDS {' '.join(agent.kinds)!r}"
+            )
+    return found
+

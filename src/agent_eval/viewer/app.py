@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, g, redirect, render_template, request, url_for
+from jinja2 import ChoiceLoader, FileSystemLoader, PrefixLoader
 from werkzeug.exceptions import HTTPException
 
 from agent_eval import compare as compare_mod
@@ -64,11 +65,30 @@ def viewer_part(name: str) -> Any:
     return agent.part("viewer") if agent is not None else None
 
 
+def agent_templates() -> PrefixLoader:
+    """The agents' own page templates (the ``templates`` folder of each
+    registered agent's package), as ``<agent>/<file>``: the shared folder
+    (viewer/templates) holds the shared ones only."""
+    folders = {agent.name: Path(agent.module.__file__).parent / "templates" for agent in registry.registered()}
+    return PrefixLoader({name: FileSystemLoader(folder) for name, folder in folders.items() if folder.is_dir()})
+
+
+def template_of(name: str, template: str) -> str:
+    """The name the viewer renders ``template`` of agent ``name``'s viewer
+    part by: its own (``<agent>/<file>``) when its package has one, else
+    the shared template of that name (an imported tool's set page)."""
+    agent = registry.by_name().get(name)
+    if agent is not None and (Path(agent.module.__file__).parent / "templates" / template).is_file():
+        return f"{name}/{template}"
+    return template
+
+
 def create_app(published_db: Path, token: str | None = None) -> Flask:
     """The viewer app over ``published_db`` (which need not exist yet: until the
     first publish, pages answer 503 with what to run)."""
     app = Flask(__name__)
     app.config.update(JSON_AS_ASCII=False, TEMPLATES_AUTO_RELOAD=False)
+    app.jinja_loader = ChoiceLoader([app.jinja_loader, agent_templates()])
     # the agents' pages in the navigation bar (the viewer parts with an index page)
     parts = {agent.name: viewer_part(agent.name) for agent in registry.registered()}
     indexes = [{"name": name, "title": part.INDEX_TITLE} for name, part in parts.items() if hasattr(part, "index_page")]
@@ -213,7 +233,7 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
             return render_template("set_items.html", **context)
         if part is not None and hasattr(part, "set_page"):
             context.update(part.set_page(cur, found["set_id"], request.args.to_dict()))
-            return render_template(part.TEMPLATE, **context)
+            return render_template(template_of(agent, part.TEMPLATE), **context)
         # an agent without a page of its own: its metrics and gates
         return render_template("set_basic.html", **context)
 
@@ -302,7 +322,7 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
         part = viewer_part(name)
         if part is None or not hasattr(part, "index_page"):
             raise pages.NotFound(f"no page {name!r}")
-        return render_template(part.INDEX_TEMPLATE, page=name, **part.index_page(cursor()))
+        return render_template(template_of(name, part.INDEX_TEMPLATE), page=name, **part.index_page(cursor()))
 
     @app.get("/fonts/NanumGothic.ttf")
     def font() -> Response:
