@@ -208,4 +208,3 @@ def disagreements(project_dir: Path | None = None) -> list[str]:
                 f"KINDS {' '.join(agent.kinds)!r}"
             )
     return found
-
