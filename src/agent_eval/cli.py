@@ -25,7 +25,7 @@ import os
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -149,7 +149,14 @@ def _command(
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
+    """The command line: the shared commands, then the agents' own (those of
+    the registry of ``project_dir``, default the project in use; none when
+    there is no project: the shared commands say so when run)."""
+    try:
+        agents = registry.registered(project_dir)
+    except FileNotFoundError:
+        agents = ()
     parser = argparse.ArgumentParser(
         prog="agent-eval",
         description="Agent evaluation warehouse: load nightly drops, score them with dbt, render reports.",
@@ -243,7 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
         "EvalEval's aggregate JSON and instance JSONL (docs/every-eval-ever.md).",
     )
     _common(exp, drops=False, published=False)
-    formats = (*export_formats(), "every-eval-ever")
+    formats = (*export_formats(agents), "every-eval-ever")
     exp.add_argument("--format", choices=formats, default=formats[0], help=f"default {formats[0]}")
     exp.add_argument(
         "--out",
@@ -323,7 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     # the agents' own commands, in the registry's order
     kit = command_kit()
-    for agent in registry.registered():
+    for agent in agents:
         part = agent.part("commands")
         if part is not None and hasattr(part, "add_commands"):
             part.add_commands(sub, kit)
@@ -351,12 +358,12 @@ def command_kit() -> SimpleNamespace:
     )
 
 
-def export_formats() -> dict[str, Callable[..., int]]:
-    """The formats of `agent-eval export` the registered agents write (their
-    ``commands`` parts' ``EXPORT_FORMATS``): name -> ``writer(kit, paths,
-    out, sets)``."""
+def export_formats(agents: Sequence[registry.Agent] | None = None) -> dict[str, Callable[..., int]]:
+    """The formats of `agent-eval export` the registered agents (default: the
+    project in use's) write (their ``commands`` parts' ``EXPORT_FORMATS``):
+    name -> ``writer(kit, paths, out, sets)``."""
     found: dict[str, Callable[..., int]] = {}
-    for agent in registry.registered():
+    for agent in registry.registered() if agents is None else agents:
         part = agent.part("commands")
         found.update(getattr(part, "EXPORT_FORMATS", {}) if part is not None else {})
     return found
@@ -375,7 +382,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line; a usage error is reported with the usage of the
     command it belongs to (argparse leaves an unknown option of a command
     to the top-level parser, whose usage says nothing about that command)."""
-    parser = build_parser()
+    # the project whose agents' commands the parser offers: --project-dir
+    # when given (main applies it to everything the command does after)
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--project-dir")
+    project_dir = early.parse_known_args(argv)[0].project_dir
+    parser = build_parser(Path(project_dir).resolve() if project_dir else None)
     args, unknown = parser.parse_known_args(argv)
     if unknown:
         commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
