@@ -168,7 +168,7 @@ def code_of(path: Path) -> str:
 def test_no_shared_file_names_an_agent():
     """The shared models, macros, seeds' YAML and singular tests loop over
     the registry (var('agents'), the seed's has_items); the shared Python
-    modules over agent_eval.agents. An agent's name as a literal there is
+    modules over agent_eval.registry. An agent's name as a literal there is
     what the registry replaced: a new agent missing from such a list
     silently drops out (no flips, no pass@k). The agents are the
     registry's, whatever they are."""
