@@ -109,10 +109,10 @@ def night_state(wh: Warehouse) -> dict:
 
 
 def report_of(wh: Warehouse, set_id: str) -> Path:
-    from agent_eval import agents
+    from agent_eval import registry
 
     agent = "recruit_agent" if "/recruit_agent_" in set_id else "resume_agent"
-    return agents.by_name()[agent].report_path(wh.paths.reports_dir, set_id)
+    return registry.by_name()[agent].report_path(wh.paths.reports_dir, set_id)
 
 
 def published_sets(wh: Warehouse) -> list[str]:

@@ -17,7 +17,7 @@ import duckdb
 import pytest
 from PIL import Image
 
-from agent_eval import agents, charts, cli, report
+from agent_eval import charts, cli, registry, report
 from conftest import Warehouse
 
 pytestmark = [pytest.mark.dbt, pytest.mark.filterwarnings("error:Glyph .* missing")]
@@ -125,7 +125,7 @@ def test_the_font_covers_every_label_drawn(built, tmp_path):
         for agent, set_ids in sets.items():
             for i, set_id in enumerate(set_ids):
                 drawn += charts.render_charts(
-                    con, agents.by_name()[agent], set_id, tmp_path / f"{agent}_{i}.md"
+                    con, registry.by_name()[agent], set_id, tmp_path / f"{agent}_{i}.md"
                 ).values()
     assert len(drawn) == sum(map(len, EXPECTED_CHARTS.values()))
     for chart in drawn:
@@ -139,7 +139,7 @@ def test_the_font_covers_every_label_drawn(built, tmp_path):
 
 
 def test_the_trend_chart_marks_the_series_band_and_baseline(built, tmp_path):
-    spec = next(s for s in charts.chart_specs(agents.by_name()["engagement"]) if s.name == "trend")
+    spec = next(s for s in charts.chart_specs(registry.by_name()["engagement"]) if s.name == "trend")
     with duckdb.connect(str(built.paths.db_path), read_only=True) as con:
         first = charts.render_chart(con, "2026-11-01/engagement/run-worked", spec, tmp_path / "a.png")
         second = charts.render_chart(con, "2026-11-02/engagement/run-worked", spec, tmp_path / "b.png")
@@ -203,7 +203,7 @@ WORKED_RUN = "2026-11-01/engagement/run-worked"
 
 
 def expected_actual_spec() -> charts.ChartSpec:
-    return next(s for s in charts.chart_specs(agents.by_name()["engagement"]) if s.name == "expected_actual")
+    return next(s for s in charts.chart_specs(registry.by_name()["engagement"]) if s.name == "expected_actual")
 
 
 def test_an_unchanged_chart_is_neither_drawn_nor_written_again(built, tmp_path, monkeypatch):

@@ -235,7 +235,6 @@ COMMANDS = (
     "report",
     "demo",
     "samples",
-    "judge",
     "gates",
     "export",
     "compare",
@@ -243,6 +242,7 @@ COMMANDS = (
     "publish",
     "serve",
     "evaluate",
+    "judge",
 )
 
 
@@ -383,3 +383,43 @@ def test_the_summary_lists_a_few_ignored_files_then_a_count():
     listed = [line for line in text.splitlines() if line.startswith("ignored file ")]
     assert listed == [f"ignored file {path}: {reason}" for path, reason in ignored[: runner.MAX_LISTED]]
     assert f"... and {10 - runner.MAX_LISTED} more ignored (table ops.load_log)" in text
+
+
+def test_an_agents_commands_come_through_the_registry(tmp_path, monkeypatch, capsys):
+    """An agent's commands part adds its subcommands and export formats;
+    the CLI lends it what it needs (command_kit) and names no agent. With
+    no project found, the shared commands alone are offered."""
+    from agent_eval import registry
+
+    package = tmp_path / "hello_agent"
+    package.mkdir()
+    (package / "__init__.py").write_text("KINDS = ()\n", encoding="utf-8")
+    (package / "commands.py").write_text(
+        "def add_commands(sub, kit):\n"
+        "    cmd = kit.command(sub, 'hello', 'say hello', 'Exit codes:\\n  0  said')\n"
+        "    cmd.add_argument('--name', required=True)\n"
+        "    cmd.set_defaults(run=lambda args: print(f'hello {args.name}') or kit.EXIT_REJECTED)\n"
+        "\n"
+        "def write_txt(kit, paths, out, sets):\n"
+        "    print(f'txt {out} {sets}')\n"
+        "    return kit.EXIT_OK\n"
+        "\n"
+        "EXPORT_FORMATS = {'txt': write_txt}\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    agent = registry.Agent("hello_agent", "hello", "marts.hello_sets", "hello", "hello_agent")
+    monkeypatch.setattr(registry, "registered", lambda project_dir=None: (agent,))
+    assert re.search(r"^    hello +say hello$", help_text(capsys), flags=re.M)
+    assert cli.main(["hello", "--name", "you"]) == cli.EXIT_REJECTED
+    assert capsys.readouterr().out == "hello you\n"
+    assert "--format {txt,every-eval-ever}" in help_text(capsys, "export")
+    assert cli.main(["export", "--out", "x", "a"]) == cli.EXIT_OK  # the first format is the default
+    assert capsys.readouterr().out == "txt x ['a']\n"
+
+    def no_project(project_dir=None):
+        raise FileNotFoundError("cannot find the agent_eval dbt project")
+
+    monkeypatch.setattr(registry, "registered", no_project)
+    text = help_text(capsys)
+    assert "    build " in text and "hello" not in text and "evaluate" not in text

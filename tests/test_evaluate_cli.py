@@ -1,7 +1,7 @@
 """`agent-eval evaluate` as the source document (003 §5) describes it.
 
 The end-to-end tests compute with the engagement models through the cached
-evaluation plan (agent_eval.evaluate_plan): dbt builds it once per project
+evaluation plan (agent_eval.agents.engagement.evaluate_plan): dbt builds it once per project
 state, in a cache under pytest's tmp folder shared by this module
 (AGENT_EVAL_CACHE, never ~/.cache); the evaluations replay it without dbt.
 Two tests build a plan of their own (a changed model file, a damaged
@@ -21,7 +21,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from agent_eval import cli, evaluate, evaluate_plan, schemas
+from agent_eval import cli, schemas
+from agent_eval.agents.engagement import evaluate, evaluate_plan
 from agent_eval.project import find_project_dir
 from conftest import exposure_parents, reads_recorded
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import adversarial
-from agent_eval import agents, cli, gates, report, runner
+from agent_eval import cli, gates, registry, report, runner
 from agent_eval.ingest import manifest
 from conftest import Warehouse
 
@@ -55,7 +55,7 @@ def history(tmp_path_factory):
 
 def test_the_summary_counts_one_set_per_run_folder(history):
     _, _, first = history
-    engagement = agents.by_name()["engagement"]
+    engagement = registry.by_name()["engagement"]
     assert engagement.set_is_run_folder
     # N_RUNS run folders of 3 files each: N_RUNS sets, not one per file or per agent folder
     assert f"sets per agent: engagement {N_RUNS}\n" in first
@@ -65,7 +65,7 @@ def test_the_summary_counts_one_set_per_run_folder(history):
 
 def test_the_first_night_writes_every_report_and_records_what_it_was_rendered_from(history):
     wh, runs, first = history
-    engagement = agents.by_name()["engagement"]
+    engagement = registry.by_name()["engagement"]
     for run in runs:
         assert engagement.report_path(wh.paths.reports_dir, run).is_file()
     ledger = json.loads((wh.paths.reports_dir / report.LEDGER).read_text(encoding="utf-8"))
@@ -90,7 +90,7 @@ def test_a_night_with_nothing_new_rewrites_no_report_chart_or_morning_page(histo
 
 def test_a_replaced_run_rewrites_its_report_and_no_other(history):
     wh, runs, _ = history
-    engagement = agents.by_name()["engagement"]
+    engagement = registry.by_name()["engagement"]
     # the newest run of the series (the last of the last date): no later
     # set's trend includes it, so its report is the only one that changes
     newest = max(runs)
@@ -110,7 +110,7 @@ def test_a_replaced_run_rewrites_its_report_and_no_other(history):
 
 def test_a_missing_report_file_is_written_again(history):
     wh, runs, _ = history
-    engagement = agents.by_name()["engagement"]
+    engagement = registry.by_name()["engagement"]
     gone = engagement.report_path(wh.paths.reports_dir, runs[0])
     gone.unlink()
     written = report.render_changed(wh.paths.db_path, wh.paths.reports_dir)
@@ -122,7 +122,7 @@ def test_a_build_renders_at_most_its_limit_newest_first_and_defers_the_rest_to_a
     wh, runs, _ = history
     reports = tmp_path / "reports"  # an empty reports folder: every set's report is due
     first = report.render_changed(wh.paths.db_path, reports, limit=2)
-    engagement = agents.by_name()["engagement"]
+    engagement = registry.by_name()["engagement"]
     newest_two = sorted(runs, reverse=True)[:2]
     assert sorted(first.written) == sorted(engagement.report_path(reports, run) for run in newest_two)
     assert sorted(first.deferred) == sorted(set(runs) - set(newest_two))
@@ -137,13 +137,13 @@ def test_a_build_renders_at_most_its_limit_newest_first_and_defers_the_rest_to_a
 
 def test_listing_the_drops_looks_the_registry_up_once_whatever_the_history_holds(tmp_path, monkeypatch):
     calls = []
-    registered = agents.registered
+    registered = registry.registered
 
     def counted(*args, **kwargs):
         calls.append(1)
         return registered(*args, **kwargs)
 
-    monkeypatch.setattr(agents, "registered", counted)
+    monkeypatch.setattr(registry, "registered", counted)
     looked_up = []
     for n_runs in (2, 40):
         drops = tmp_path / str(n_runs)

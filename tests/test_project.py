@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_eval import agents, cli, export, gates, morning, publish, report, runner, samples
+from agent_eval import cli, gates, morning, publish, registry, report, runner, samples
+from agent_eval.agents.summary import export
 from conftest import PROJECT_DIR, SAMPLE_DROPS, Warehouse, reads_recorded
 
 
@@ -324,7 +325,7 @@ def test_each_report_reads_exactly_what_its_exposure_declares(sample_build, tmp_
         agent.name: relations_read(
             monkeypatch, lambda a=agent: report.render_reports(a, db_path, tmp_path / a.name, None)
         )
-        for agent in agents.registered()
+        for agent in registry.registered()
     }
     found["morning.render_morning"] = relations_read(
         monkeypatch, lambda: morning.render_morning(db_path, tmp_path / "morning")

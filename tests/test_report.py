@@ -97,7 +97,7 @@ def sql_reason_codes() -> dict[str, set[str]]:
             if alias and alias.endswith("reason"):
                 for match in CASE_CODE.finditer(block):
                     found.setdefault(match.group(1), set()).add(f"{path.name} ({alias})")
-    for path in PROJECT.glob("macros/*.sql"):
+    for path in PROJECT.glob("macros/**/*.sql"):
         text = path.read_text(encoding="utf-8")
         for macro in re.finditer(r"\{%-?\s*macro\s+(\w+)\(.*?\{%-?\s*endmacro", text, re.S):
             if macro.group(1).endswith("reason") and "_from_" not in macro.group(1):

@@ -23,7 +23,7 @@ import duckdb
 import polars as pl
 import pytest
 
-from agent_eval import agents, publish
+from agent_eval import publish, registry
 from agent_eval.cli import EXIT_FAILED, EXIT_REJECTED
 from agent_eval.project import Paths
 from conftest import PROJECT_DIR, Warehouse
@@ -485,7 +485,7 @@ def test_every_report_renderer_is_declared_as_an_exposure(served):
         if node["resource_type"] in ("model", "seed") and node["schema"] in publish.PUBLISHED_SCHEMAS
     }
     declared = {e["config"]["meta"].get("agent") for e in exposures}
-    assert {agent.name for agent in agents.registered()} <= declared
+    assert {agent.name for agent in registry.registered()} <= declared
     for exposure in exposures:
         assert exposure["description"].strip(), exposure["name"]
         parents = exposure["depends_on"]["nodes"]

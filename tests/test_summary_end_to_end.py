@@ -15,6 +15,7 @@ import pytest
 from openpyxl import load_workbook
 
 from agent_eval import cli
+from agent_eval.agents.summary import commands
 from agent_eval.agents.summary import report as summary_report
 from conftest import Warehouse
 
@@ -190,7 +191,7 @@ def test_every_result_carries_the_rule_snapshot_in_force(wh):
 def test_judge_is_off_by_default(wh, monkeypatch, capsys):
     for name in ("AGENT_EVAL_JUDGE_BASE_URL", "AGENT_EVAL_JUDGE_MODEL", "AGENT_EVAL_JUDGE_API_KEY"):
         monkeypatch.delenv(name, raising=False)
-    assert cli.cmd_judge(wh.paths) == cli.EXIT_OK
+    assert commands.cmd_judge(cli.command_kit(), wh.paths) == cli.EXIT_OK
     assert "not configured" in capsys.readouterr().out
     assert wh.query("select count(*) from judge.summary_judgments") == [(0,)]
 
@@ -235,7 +236,7 @@ def test_excel_export_writes_every_mart_with_json_as_text(wh, tmp_path):
 
 
 def test_excel_values_are_safe():
-    from agent_eval.export import EXCEL_CELL_MAX, excel_value
+    from agent_eval.agents.summary.export import EXCEL_CELL_MAX, excel_value
 
     assert excel_value(["면책", {"a": 1}]) == '["면책", {"a": 1}]'
     assert excel_value("a\x00b\x07c") == "abc"
@@ -245,7 +246,7 @@ def test_excel_values_are_safe():
 def test_formula_like_text_stays_text(tmp_path):
     import duckdb
 
-    from agent_eval.export import export_summary_xlsx
+    from agent_eval.agents.summary.export import export_summary_xlsx
 
     db = tmp_path / "w.duckdb"
     with duckdb.connect(str(db)) as con:

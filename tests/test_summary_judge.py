@@ -16,7 +16,8 @@ from typing import ClassVar
 
 import pytest
 
-from agent_eval import cli, judge
+from agent_eval import cli
+from agent_eval.agents.summary import commands, judge
 from conftest import Warehouse
 
 CLAIMS = "2026-11-03/summary_claims.json"
@@ -114,7 +115,7 @@ def judged(module_built, fake_endpoint) -> Warehouse:
         mp.setenv(judge.ENV_MAX_ATTEMPTS, str(MAX_ATTEMPTS))
         mp.setenv(judge.ENV_CONCURRENCY, str(CONCURRENCY))
         mp.setenv(judge.ENV_BACKOFF, "0.01")
-        assert cli.cmd_judge(wh.paths) == cli.EXIT_OK  # judges, rebuilds the marts, publishes
+        assert commands.cmd_judge(cli.command_kit(), wh.paths) == cli.EXIT_OK  # judges, rebuilds the marts, publishes
     return wh
 
 
@@ -246,7 +247,7 @@ def test_configuration_errors_are_usage_errors(monkeypatch, tmp_path):
     monkeypatch.setenv(judge.ENV_BASE_URL, "http://127.0.0.1:9/v1")
     monkeypatch.delenv(judge.ENV_MODEL, raising=False)
     paths = Paths(tmp_path, tmp_path / "w.duckdb", tmp_path, tmp_path)
-    assert cli.cmd_judge(paths) == cli.EXIT_USAGE
+    assert commands.cmd_judge(cli.command_kit(), paths) == cli.EXIT_USAGE
     with pytest.raises(ValueError, match="not a number"):
         judge.JudgeConfig.from_env({judge.ENV_BASE_URL: "x", judge.ENV_MODEL: "m", judge.ENV_TIMEOUT: "soon"})
     with pytest.raises(ValueError, match="at least 1"):

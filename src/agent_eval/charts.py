@@ -48,7 +48,7 @@ from matplotlib.text import Text
 from matplotlib.ticker import MaxNLocator
 from PIL import Image
 
-from agent_eval import agents, db
+from agent_eval import db
 from agent_eval.fonts import font_path
 
 # ---------------------------------------------------------------- font
@@ -438,10 +438,21 @@ def line_with_band(
     ax.set_xticks(xs, labels, rotation=30, ha="right", fontsize="small")
 
 
-def series_trend(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
+def series_trend(metrics: Sequence[str]) -> Plot:
+    """The trend chart of an agent whose trend panels are ``metrics`` (its
+    package's TREND_METRICS, which its charts module passes)."""
+
+    def plot(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bool:
+        return series_trend_panels(con, set_id, fig, metrics)
+
+    return plot
+
+
+def series_trend_panels(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure, metrics: Sequence[str]) -> bool:
     """The set's series up to this set (last TREND_SETS): value, 95% band,
-    rolling 7-set mean and the baseline marked, one panel per key metric.
-    Nothing to draw for the first set of a series."""
+    rolling 7-set mean and the baseline marked, one panel per key metric
+    (``metrics``, those the series has at least two points of). Nothing to
+    draw for the first set of a series."""
     points = rows(
         con,
         """
@@ -460,7 +471,6 @@ def series_trend(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figure) -> bo
     )
     if not points:
         return False
-    metrics = agents.by_name()[points[0]["agent"]].module.TREND_METRICS
     baseline = points[0]["baseline_set_id"]
     by_metric = {m: [p for p in points if p["metric"] == m] for m in metrics}
     by_metric = {m: ps for m, ps in by_metric.items() if len(ps) >= 2}
@@ -650,13 +660,13 @@ def render_chart(con: duckdb.DuckDBPyConnection, set_id: str, spec: ChartSpec, p
         return Chart(spec.name, spec.alt, path, labels)
 
 
-def chart_specs(agent: agents.Agent) -> list[ChartSpec]:
+def chart_specs(agent: Any) -> list[ChartSpec]:
     """The charts ``agent``'s reports link (its charts module's CHARTS)."""
     part = agent.part("charts")
     return list(part.CHARTS) if part is not None else []
 
 
-def render_charts(con: duckdb.DuckDBPyConnection, agent: agents.Agent, set_id: str, report: Path) -> dict[str, Chart]:
+def render_charts(con: duckdb.DuckDBPyConnection, agent: Any, set_id: str, report: Path) -> dict[str, Chart]:
     """Every chart of ``agent``'s report of ``set_id`` beside ``report``, by
     name; a chart with nothing to draw is left out and its old file removed."""
     charts = {}

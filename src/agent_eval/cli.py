@@ -1,5 +1,6 @@
-"""`agent-eval`: build the warehouse, render reports, make sample drops,
-evaluate one engagement run (`evaluate`, SPEC §5).
+"""`agent-eval`: build the warehouse, render reports, make sample drops;
+and the registered agents' own commands (each agent's ``commands`` part,
+found through agent_eval.registry, adds them with ``add_commands``).
 
 Exit codes (the full table: docs/operations.md, "Exit codes"):
   0  built and published; no input rejected
@@ -20,17 +21,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
-from agent_eval import evaluate, gates, report, runner, suspects
+from agent_eval import gates, registry, report, runner, suspects
 from agent_eval.project import Paths, resolve_paths
 
 if TYPE_CHECKING:
@@ -55,12 +56,6 @@ REPORT_EXIT_CODES = f"""Exit codes:
 SAMPLES_EXIT_CODES = f"""Exit codes:
   0  written
 {USAGE}"""
-JUDGE_EXIT_CODES = f"""Exit codes:
-  0  judged and published, or not configured (nothing sent)
-  1  the rebuild or the publish afterwards failed; or the warehouse is damaged
-{USAGE};
-     the judge's settings are invalid, no warehouse yet,
-{HELD}"""
 GATES_EXIT_CODES = f"""Exit codes:
   0  no quality gate failed
 {USAGE};
@@ -88,13 +83,6 @@ SERVE_EXIT_CODES = f"""Exit codes:
   0  stopped (Ctrl-C)
 {USAGE};
      a --host beyond loopback without AGENT_EVAL_SERVE_TOKEN"""
-EVALUATE_EXIT_CODES = f"""Exit codes:
-  0  evaluated, no line rejected
-{USAGE};
-     a missing expected file, run folder or simulation file
-  3  invalid input (expected file against expected-schema.json, simulation
-     file without runId, an empty run), or rejected lines (the result is
-     still written)"""
 COMPARE_EXIT_CODES = f"""Exit codes:
   0  compared
 {USAGE};
@@ -161,7 +149,14 @@ def _command(
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
+    """The command line: the shared commands, then the agents' own (those of
+    the registry of ``project_dir``, default the project in use; none when
+    there is no project: the shared commands say so when run)."""
+    try:
+        agents = registry.registered(project_dir)
+    except FileNotFoundError:
+        agents = ()
     parser = argparse.ArgumentParser(
         prog="agent-eval",
         description="Agent evaluation warehouse: load nightly drops, score them with dbt, render reports.",
@@ -234,18 +229,6 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--rows", type=int, help="instead of the bundled sample: one resume CSV of about this many rows")
     gen.add_argument("--seed", type=int, default=7)
 
-    jud = _command(
-        sub,
-        "judge",
-        "LLM correction of the summary review queue",
-        JUDGE_EXIT_CODES,
-        description="LLM correction of the summary review queue, then a rebuild of the marts that read it "
-        "and a publish. Off unless AGENT_EVAL_JUDGE_BASE_URL is set.",
-    )
-    _common(jud, drops=False)
-    jud.add_argument("--limit", type=int, help="send at most this many review items")
-    jud.add_argument("--no-build", action="store_true", help="do not rebuild the summary marts afterwards")
-
     gat = _command(
         sub,
         "gates",
@@ -267,7 +250,8 @@ def build_parser() -> argparse.ArgumentParser:
         "EvalEval's aggregate JSON and instance JSONL (docs/every-eval-ever.md).",
     )
     _common(exp, drops=False, published=False)
-    exp.add_argument("--format", choices=("xlsx", "every-eval-ever"), default="xlsx", help="default xlsx")
+    formats = (*export_formats(agents), "every-eval-ever")
+    exp.add_argument("--format", choices=formats, default=formats[0], help=f"default {formats[0]}")
     exp.add_argument(
         "--out",
         help="xlsx: the workbook to write (default <reports>/summary/summary_scores.xlsx); "
@@ -344,8 +328,45 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve what `agent-eval demo` published (warehouse/published/demo.duckdb; "
         "--db and --published as given to demo)",
     )
-    _evaluate_parser(sub)
+    # the agents' own commands, in the registry's order
+    kit = command_kit()
+    for agent in agents:
+        part = agent.part("commands")
+        if part is not None and hasattr(part, "add_commands"):
+            part.add_commands(sub, kit)
     return parser
+
+
+def command_kit() -> SimpleNamespace:
+    """What an agent's commands use of the command line (its ``commands``
+    part's ``add_commands(sub, kit)``): passed in, since an agent imports
+    nothing from above the registry."""
+    return SimpleNamespace(
+        command=_command,
+        common=_common,
+        paths=_paths,
+        cannot_write=cannot_write,
+        under_lock=under_lock,
+        publish=cmd_publish,
+        BUILD_FIRST=BUILD_FIRST,
+        USAGE=USAGE,
+        HELD=HELD,
+        EXIT_OK=EXIT_OK,
+        EXIT_FAILED=EXIT_FAILED,
+        EXIT_USAGE=EXIT_USAGE,
+        EXIT_REJECTED=EXIT_REJECTED,
+    )
+
+
+def export_formats(agents: Sequence[registry.Agent] | None = None) -> dict[str, Callable[..., int]]:
+    """The formats of `agent-eval export` the registered agents (default: the
+    project in use's) write (their ``commands`` parts' ``EXPORT_FORMATS``):
+    name -> ``writer(kit, paths, out, sets)``."""
+    found: dict[str, Callable[..., int]] = {}
+    for agent in registry.registered() if agents is None else agents:
+        part = agent.part("commands")
+        found.update(getattr(part, "EXPORT_FORMATS", {}) if part is not None else {})
+    return found
 
 
 def _verbose(parser: argparse.ArgumentParser) -> None:
@@ -357,41 +378,16 @@ def _verbose(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _evaluate_parser(sub: argparse._SubParsersAction) -> None:
-    ev = _command(
-        sub,
-        "evaluate",
-        "score one engagement run against expected data",
-        EVALUATE_EXIT_CODES,
-        description="Evaluate one run folder (<agentId>/actions.jsonl files) against an "
-        "expected.json, with the warehouse's dbt models; write the result JSON (SPEC 5).",
-    )
-    ev.add_argument("--expected", required=True, help="expected data JSON (expected-schema.json)")
-    which = ev.add_mutually_exclusive_group()
-    which.add_argument("--run-id", help="evaluate <outputs dir>/<run id>")
-    which.add_argument("--run-dir", help="evaluate this run folder")
-    which.add_argument("--simulation-file", help="JSON file whose runId names the run under the outputs dir")
-    ev.add_argument("--output", help="result JSON path (default <results dir>/<evaluationId>.json)")
-    ev.add_argument("--print-json", action="store_true", help="print the whole result JSON on stdout")
-    ev.add_argument(
-        "--outputs-dir",
-        help="folder of run folders (default $AGENT_EVAL_OUTPUTS, else "
-        "agent/outputs under the nearest folder upwards that has one)",
-    )
-    ev.add_argument(
-        "--results-dir",
-        help="folder for result files (default $AGENT_EVAL_RESULTS, else "
-        "shared/evaluation/results beside that agent/ folder)",
-    )
-    ev.add_argument("--evaluation-id", help="evaluationId (default <runId>-<UTC time>)")
-    ev.add_argument("--project-dir", help="the dbt project (default: found from here)")
-
-
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line; a usage error is reported with the usage of the
     command it belongs to (argparse leaves an unknown option of a command
     to the top-level parser, whose usage says nothing about that command)."""
-    parser = build_parser()
+    # the project whose agents' commands the parser offers: --project-dir
+    # when given (main applies it to everything the command does after)
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--project-dir")
+    project_dir = early.parse_known_args(argv)[0].project_dir
+    parser = build_parser(Path(project_dir).resolve() if project_dir else None)
     args, unknown = parser.parse_known_args(argv)
     if unknown:
         commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
@@ -818,7 +814,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_samples(args: argparse.Namespace) -> int:
     from agent_eval import samples
-    from agent_eval.agents.resume_agent import samples as resume_samples
 
     out = Path(args.out)
     unwritable = cannot_write(out, folder=True)
@@ -826,72 +821,18 @@ def cmd_samples(args: argparse.Namespace) -> int:
         print(f"agent-eval: {unwritable}", file=sys.stderr)
         return EXIT_USAGE
     if args.rows:
-        rounds = ["1/1", "2/1", "3/1"]
-        path = resume_samples.write_resume_csv(
-            out / "2026-11-01" / "resume_agent_bench.csv",
-            n_queries=max(1, args.rows // len(rounds)),
-            rounds=rounds,
-            seed=args.seed,
-            with_special_rows=False,
+        # the agent whose samples part writes a sample of a given size
+        # (``write_rows(out, rows, seed)``)
+        writer = next(
+            part.write_rows
+            for agent in registry.registered()
+            if (part := agent.part("samples")) is not None and hasattr(part, "write_rows")
         )
-        print(path)
+        print(writer(out, args.rows, args.seed))
         return EXIT_OK
     for path in samples.write_sample_drops(out):
         print(path)
     return EXIT_OK
-
-
-def cmd_judge(paths: Paths, limit: int | None = None, build: bool = True) -> int:
-    """Send the summary review queue to the configured LLM endpoint, then
-    rebuild the models that read the judgments (final scores, marts)."""
-    from agent_eval import judge
-
-    try:
-        config = judge.JudgeConfig.from_env()
-    except ValueError as err:
-        print(f"agent-eval judge: {err}", file=sys.stderr)
-        return EXIT_USAGE
-    if config is None:
-        print(
-            f"agent-eval judge: not configured ({judge.ENV_BASE_URL}, {judge.ENV_MODEL} unset): "
-            "nothing sent; final summary scores are the rule scores."
-        )
-        return EXIT_OK
-    if not paths.db_path.exists():
-        print(f"agent-eval: no warehouse at {paths.db_path}; {BUILD_FIRST}", file=sys.stderr)
-        return EXIT_USAGE
-
-    def locked() -> int:
-        print(f"agent-eval judge: {config.endpoint} model {config.model} prompt {judge.PROMPT_VERSION}", flush=True)
-        run = judge.run_judge(paths.db_path, config, limit=limit)
-        statuses = ", ".join(f"{k} {v}" for k, v in sorted(run.by_status.items())) or "nothing to judge"
-        print(f"judged {run.sent} review item(s): {statuses}")
-        failed = run.sent - run.by_status.get("ok", 0)
-        if failed:
-            print(f"agent-eval judge: {failed} attempt(s) failed; their rule scores stay (see judge.summary_judgments)")
-        if build and run.sent:
-            try:
-                runner.run_dbt(
-                    paths,
-                    [
-                        "build",
-                        "--project-dir",
-                        str(paths.project_dir),
-                        "--select",
-                        "stg_summary__judgments+",
-                        "--exclude-resource-type",
-                        "unit_test",
-                    ],
-                )
-            except runner.DbtFailed as err:
-                if not gates.only_verdicts_failed(paths.target_dir):
-                    print(f"agent-eval: FAILED: {err}", file=sys.stderr)
-                    return EXIT_FAILED
-            # the corrected scores reach readers now, not at the next nightly build
-            return cmd_publish(paths)
-        return EXIT_OK
-
-    return under_lock(paths, locked)
 
 
 def cmd_withdraw(paths: Paths, target: str, reason: str, undo: bool) -> int:
@@ -924,22 +865,13 @@ def cmd_withdraw(paths: Paths, target: str, reason: str, undo: bool) -> int:
     return under_lock(paths, locked)
 
 
-def cmd_export(paths: Paths, out: str | None, sets: list[str] | None, fmt: str = "xlsx") -> int:
+def cmd_export(paths: Paths, out: str | None, sets: list[str] | None, fmt: str | None = None) -> int:
+    """The sets as ``fmt`` (default: the first of the export formats);
+    every-eval-ever is shared, the others are the agents' own."""
+    fmt = fmt or (*export_formats(), "every-eval-ever")[0]
     if fmt == "every-eval-ever":
         return cmd_export_every_eval_ever(paths, out, sets)
-    from agent_eval import export
-    from agent_eval.agents.summary import report as summary_report
-
-    if not paths.db_path.exists():
-        print(f"agent-eval: no warehouse at {paths.db_path}; {BUILD_FIRST}", file=sys.stderr)
-        return EXIT_USAGE
-    target = Path(out).resolve() if out else paths.reports_dir / "summary" / summary_report.WORKBOOK
-    unwritable = cannot_write(target, folder=False)
-    if unwritable:
-        print(f"agent-eval: {unwritable}", file=sys.stderr)
-        return EXIT_USAGE
-    print(export.export_summary_xlsx(paths.db_path, target, sets))
-    return EXIT_OK
+    return export_formats()[fmt](command_kit(), paths, out, sets)
 
 
 def cmd_export_every_eval_ever(paths: Paths, out: str | None, sets: list[str] | None) -> int:
@@ -991,44 +923,6 @@ def cmd_compare(paths: Paths, sets: list[str], fmt: str) -> int:
         print(compare.to_csv(compare.metric_records(result), compare.METRIC_COLUMNS), end="")
     else:
         print(compare.to_text(result))
-    return EXIT_OK
-
-
-def cmd_evaluate(args: argparse.Namespace) -> int:
-    """Exit 0 when evaluated cleanly, 3 with the result written when lines
-    were rejected, else the EvaluateError's code (no result written)."""
-    log = sys.stderr if args.print_json else sys.stdout
-    outputs_dir = (
-        Path(args.outputs_dir).expanduser().resolve()
-        if args.outputs_dir
-        else evaluate.default_dir("AGENT_EVAL_OUTPUTS", evaluate.DEFAULT_OUTPUTS)
-    )
-    results_dir = (
-        Path(args.results_dir).expanduser().resolve()
-        if args.results_dir
-        else evaluate.default_dir("AGENT_EVAL_RESULTS", evaluate.DEFAULT_RESULTS)
-    )
-    try:
-        project_dir = resolve_paths(project_dir=args.project_dir).project_dir
-        run_dir = evaluate.resolve_run_dir(outputs_dir, args.run_id, args.run_dir, args.simulation_file)
-        expected = Path(args.expected).expanduser().resolve()
-        print(f"agent-eval evaluate: run {run_dir.name} ({run_dir}) against {expected}", file=log, flush=True)
-        done = evaluate.evaluate(project_dir, expected, run_dir, evaluation_id=args.evaluation_id)
-    except evaluate.EvaluateError as err:
-        print(f"agent-eval evaluate: {err}", file=sys.stderr)
-        return err.exit_code
-    result = done.result
-    output = Path(args.output).expanduser().resolve() if args.output else results_dir / f"{result['evaluationId']}.json"
-    evaluate.write_result(result, output)
-    if args.print_json:
-        print(json.dumps(result, ensure_ascii=False, indent=2))
-    else:
-        print("\n".join(evaluate.summary_lines(result)))
-    print(f"result: {output}", file=log)
-    if done.warnings:
-        for warning in done.warnings:
-            print(f"agent-eval evaluate: rejected {warning}", file=sys.stderr)
-        return EXIT_REJECTED
     return EXIT_OK
 
 
@@ -1129,7 +1023,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     # --project-dir names the project for everything this command does: the
-    # agent registry read here (agent_eval.agents) and dbt's loader models
+    # agent registry read here (agent_eval.registry) and dbt's loader models
     # see the same one
     project_dir = getattr(args, "project_dir", None)
     saved = os.environ.get("AGENT_EVAL_PROJECT")
@@ -1146,6 +1040,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_command(args: argparse.Namespace) -> int:
     try:
+        if getattr(args, "run", None) is not None:  # an agent's own command
+            return args.run(args)
         if args.command == "build":
             return cmd_build(
                 _paths(args),
@@ -1161,16 +1057,12 @@ def run_command(args: argparse.Namespace) -> int:
             return cmd_demo(args)
         if args.command == "samples":
             return cmd_samples(args)
-        if args.command == "judge":
-            return cmd_judge(_paths(args), args.limit, not args.no_build)
         if args.command == "gates":
             return cmd_gates(_paths(args), args.junit)
         if args.command == "export":
             return cmd_export(_paths(args), args.out, ((args.sets or []) + args.set_ids) or None, args.format)
         if args.command == "compare":
             return cmd_compare(_paths(args), args.set_ids, "json" if args.json else "csv" if args.csv else "text")
-        if args.command == "evaluate":
-            return cmd_evaluate(args)
         if args.command == "serve":
             return cmd_serve(args)
         if args.command == "publish":

@@ -1,6 +1,6 @@
 """What a drop kind is: one kind of input file and how to read it.
 
-Each agent's module (agent_eval.agents) defines its kinds with
+Each agent's module (agent_eval.registry) defines its kinds with
 :class:`DropKind`; the loader (agent_eval.ingest) matches drop files against
 the registered agents' kinds. Light on purpose: the loader imports it inside
 dbt's Python models.

@@ -6,6 +6,7 @@ agent's report module uses it as its own."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import duckdb
@@ -14,10 +15,14 @@ from agent_eval.charts import ChartSpec, series_trend
 from agent_eval.db import rows
 
 TEMPLATE = "eval_run.md.j2"
-# the charts each report links, in order (each agent's charts module)
-CHARTS = [
-    ChartSpec("trend", "시리즈 추이 (기준선 표시)", series_trend),
-]
+
+
+def charts(trend_metrics: Sequence[str]) -> list[ChartSpec]:
+    """The charts each report links, in order (each agent's charts module's
+    CHARTS, with its trend panels)."""
+    return [ChartSpec("trend", "시리즈 추이 (기준선 표시)", series_trend(trend_metrics))]
+
+
 FLIPS_SHOWN = 20
 
 

@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 import duckdb
 
-from agent_eval import agents, charts
+from agent_eval import charts, registry
 from agent_eval.db import one, rows, scalar
 from agent_eval.report import environment
 
@@ -41,8 +41,8 @@ def morning_context(con: duckdb.DuckDBPyConnection, newest: Any, reports_dir: Pa
     )
     set_ids = [[row["set_id"] for row in sets]]
     for row in sets:
-        row["agent_label"] = agents.label(row["agent"])
-        target = agents.by_name()[row["agent"]].report_path(reports_dir, row["set_id"])
+        row["agent_label"] = registry.label(row["agent"])
+        target = registry.by_name()[row["agent"]].report_path(reports_dir, row["set_id"])
         # URL-encoded: a file name with spaces, quotes or parentheses keeps its link
         row["report_link"] = quote(Path(os.path.relpath(target, page.parent)).as_posix())
         row["metrics"] = rows(
@@ -121,7 +121,7 @@ def issue_agents(con: duckdb.DuckDBPyConnection, newest: Any) -> list[dict[str, 
         [newest],
     )
     return [
-        {"agent": agent, "agent_label": agents.label(agent) if agent else None, "issues": list(issues)}
+        {"agent": agent, "agent_label": registry.label(agent) if agent else None, "issues": list(issues)}
         for agent, issues in itertools.groupby(found, key=lambda row: row["agent"])
     ]
 

@@ -106,7 +106,7 @@ class Paths:
         env["AGENT_EVAL_DB"] = self.dbt_location()[1]
         env["AGENT_EVAL_DROPS"] = str(self.drops_dir)
         env["DBT_PROFILES_DIR"] = str(self.project_dir)
-        # the project whose agent registry the loader models read (agent_eval.agents)
+        # the project whose agent registry the loader models read (agent_eval.registry)
         env["AGENT_EVAL_PROJECT"] = str(self.project_dir)
         env.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
         return env

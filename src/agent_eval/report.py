@@ -21,7 +21,7 @@ from typing import Any
 import duckdb
 import jinja2
 
-from agent_eval import agents
+from agent_eval import registry
 from agent_eval.db import rows, scalar
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -98,7 +98,7 @@ def selected(all_sets: list[str], set_ids: list[str] | None) -> list[str]:
 
 
 def render_reports(
-    agent: agents.Agent, db_path: Path, reports_dir: Path, set_ids: list[str] | None = None
+    agent: registry.Agent, db_path: Path, reports_dir: Path, set_ids: list[str] | None = None
 ) -> list[Path]:
     """One markdown file per set of ``agent`` (all of its sets, or those of
     ``set_ids``), from its report module's TEMPLATE and context(), with its
@@ -117,7 +117,7 @@ def render_reports(
 
 
 def _render_sets(
-    con: duckdb.DuckDBPyConnection, agent: agents.Agent, part: Any, reports_dir: Path, set_ids: list[str]
+    con: duckdb.DuckDBPyConnection, agent: registry.Agent, part: Any, reports_dir: Path, set_ids: list[str]
 ) -> list[Path]:
     """Write the reports (and charts) of ``set_ids``, sets of ``agent``."""
     template = environment(Path(part.__file__).parent).get_template(part.TEMPLATE)
@@ -140,13 +140,13 @@ def render_all(db_path: Path, reports_dir: Path, set_ids: list[str] | None = Non
     if set_ids is not None:
         known: set[str] = set()
         with duckdb.connect(str(db_path), read_only=True) as con:
-            for agent in agents.registered():
+            for agent in registry.registered():
                 known |= {r["set_id"] for r in rows(con, f"select set_id from {agent.set_table}")}
         unknown = sorted(set(set_ids) - known)
         if unknown:
             raise KeyError(f"no set {', '.join(map(repr, unknown))} in {db_path}")
     written: list[Path] = []
-    for agent in agents.registered():
+    for agent in registry.registered():
         written += render_reports(agent, db_path, reports_dir, set_ids)
     with duckdb.connect(str(db_path), read_only=True) as con:
         current = set_fingerprints(con)
@@ -200,7 +200,7 @@ def _source(module: str) -> bytes:
     return Path(spec.origin).read_bytes() if spec is not None and spec.origin else b""
 
 
-def renderer_version(agent: agents.Agent) -> str:
+def renderer_version(agent: registry.Agent) -> str:
     """What else decides an agent's report files: this module, the charts
     module and matplotlib's version, the agent's report and charts modules
     and every template the reports may include."""
@@ -257,7 +257,7 @@ def set_fingerprints(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
         )
     }
     found: dict[str, str] = {}
-    for agent in agents.registered():
+    for agent in registry.registered():
         if agent.part("report") is None:
             continue
         code = renderer_version(agent)
@@ -296,8 +296,8 @@ def render_changed(db_path: Path, reports_dir: Path, limit: int | None = None) -
     ledger = read_ledger(reports_dir)
     with duckdb.connect(str(db_path), read_only=True) as con:
         current = set_fingerprints(con)
-        todo: list[tuple[str, agents.Agent, str, str]] = []  # (set id, agent, key, fingerprint)
-        for agent in agents.registered():
+        todo: list[tuple[str, registry.Agent, str, str]] = []  # (set id, agent, key, fingerprint)
+        for agent in registry.registered():
             if agent.part("report") is None:
                 continue
             for r in rows(con, f"select set_id from {agent.set_table}"):
@@ -317,7 +317,7 @@ def render_changed(db_path: Path, reports_dir: Path, limit: int | None = None) -
                 ledger[key] = DEFERRED + fingerprint
             todo = todo[:limit]
         changed_agents: set[str] = set()
-        for agent in agents.registered():
+        for agent in registry.registered():
             mine = [t for t in todo if t[1].name == agent.name]
             if not mine:
                 continue
@@ -329,10 +329,10 @@ def render_changed(db_path: Path, reports_dir: Path, limit: int | None = None) -
     result.removed = prune_reports(reports_dir, kept)
     for path in result.removed:
         if path.suffix == ".md":
-            for agent in agents.registered():
+            for agent in registry.registered():
                 if path.resolve().is_relative_to((reports_dir / agent.report_folder).resolve()):
                     changed_agents.add(agent.name)
-    for agent in agents.registered():
+    for agent in registry.registered():
         part = agent.part("report")
         after = getattr(part, "after_reports", None) if part is not None else None
         if after is not None and agent.name in changed_agents:
@@ -351,7 +351,7 @@ def prune_reports(reports_dir: Path, written: list[Path]) -> list[Path]:
     was removed."""
     kept = {path.resolve() for path in written}
     removed: list[Path] = []
-    for agent in agents.registered():  # each agent's folder holds one report per set (not morning/)
+    for agent in registry.registered():  # each agent's folder holds one report per set (not morning/)
         folder = reports_dir / agent.report_folder
         if not folder.is_dir():
             continue

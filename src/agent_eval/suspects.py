@@ -20,7 +20,7 @@ from pathlib import Path
 
 import duckdb
 
-from agent_eval import agents
+from agent_eval import registry
 
 MANIFEST_TABLE = "raw.raw_drop_files"
 
@@ -76,7 +76,7 @@ def failed_models(
     if not failed:
         return []
     folders = _model_folders(target_dir)
-    registry = agents.by_name(project_dir)
+    by_name = registry.by_name(project_dir)
     loaded: list[tuple[str, str]] = []
     try:
         with duckdb.connect(str(db_path), read_only=True) as con:
@@ -89,7 +89,7 @@ def failed_models(
         pass  # no manifest yet: nothing was loaded
     out = []
     for uid, message in failed:
-        agent = registry.get(folders.get(uid, ""))
+        agent = by_name.get(folders.get(uid, ""))
         kinds = set(agent.kinds) if agent else None
         suspects = tuple(path for path, kind in loaded if kinds is None or kind in kinds)
         out.append(FailedModel(uid.split(".")[-1], agent.name if agent else None, message, suspects))

@@ -72,7 +72,7 @@ from typing import Any
 import duckdb
 import jsonschema
 
-from agent_eval import agents, db
+from agent_eval import db, registry
 
 # the vendored schemas, in the package (the importer of Every Eval Ever
 # files, agent_eval.agents.every_eval_ever, reads the same two)
@@ -250,7 +250,7 @@ def export_sets(
     of the published file) under ``out_dir``. Raises UnknownSet before
     writing anything when a set is not in the file, InvalidDocument when a
     document would not conform."""
-    registry = agents.by_name(project_dir)
+    by_name = registry.by_name(project_dir)
     with duckdb.connect(str(published_db), read_only=True) as con:
         known = dict(db.fetch(con, "select distinct set_id, agent from marts.history_set_metrics order by set_id")[1])
         wanted = list(dict.fromkeys(set_ids)) if set_ids else list(known)
@@ -261,7 +261,7 @@ def export_sets(
                 "a set id is the set's path under the drops folder, <YYYY-MM-DD>/<file>"
             )
         context = _file_context(con)
-        return [_export_set(con, set_id, registry.get(known[set_id]), context, out_dir) for set_id in wanted]
+        return [_export_set(con, set_id, by_name.get(known[set_id]), context, out_dir) for set_id in wanted]
 
 
 def _file_context(con: db.Cursor) -> dict[str, Any]:
@@ -273,7 +273,7 @@ def _file_context(con: db.Cursor) -> dict[str, Any]:
 
 
 def _export_set(
-    con: db.Cursor, set_id: str, agent: agents.Agent | None, context: dict[str, Any], out_dir: Path
+    con: db.Cursor, set_id: str, agent: registry.Agent | None, context: dict[str, Any], out_dir: Path
 ) -> Written:
     metrics = db.rows(
         con,
@@ -361,7 +361,7 @@ def _aggregate(
     run: dict[str, Any] | None,
     scorers: set[str],
     identity: dict[str, str],
-    agent: agents.Agent | None,
+    agent: registry.Agent | None,
     context: dict[str, Any],
 ) -> dict[str, Any]:
     agent_name = head["agent"]
@@ -500,7 +500,7 @@ def _instances(
     con: db.Cursor,
     set_id: str,
     run: dict[str, Any] | None,
-    agent: agents.Agent | None,
+    agent: registry.Agent | None,
     relations: set[str],
     identity: dict[str, str],
     result_ids: set[str],

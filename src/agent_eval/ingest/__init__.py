@@ -20,7 +20,7 @@ Two steps, one mechanism for every input kind:
    cannot be parsed included (with ``reject_reason`` and their raw text),
    so rows are never dropped.
 
-The kinds are the registered agents' (``agent_eval.agents``): adding an
+The kinds are the registered agents' (``agent_eval.registry``): adding an
 input kind means adding a :class:`~agent_eval.drop_kinds.DropKind` (pattern,
 format, required fields) to its agent's module and a thin
 ``raw_<kind>_rows.py`` model (docs/adding-an-agent.md).

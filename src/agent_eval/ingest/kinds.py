@@ -1,18 +1,18 @@
-"""The drop kinds the loader knows: the registered agents' (agent_eval.agents), and matching a file path to one."""
+"""The drop kinds the loader knows: the registered agents' (agent_eval.registry), and matching a file path to one."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 
-from agent_eval import agents
+from agent_eval import registry
 from agent_eval.drop_kinds import DropKind
 
 
 def kinds() -> tuple[DropKind, ...]:
-    """Every drop kind of the registered agents (agent_eval.agents: each
+    """Every drop kind of the registered agents (agent_eval.registry: each
     agent's module defines its kinds), in the registry's order."""
-    return tuple(kind for agent in agents.registered() for kind in agent.module.KINDS)
+    return tuple(kind for agent in registry.registered() for kind in agent.module.KINDS)
 
 
 def kind_named(name: str) -> DropKind:

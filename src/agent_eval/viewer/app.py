@@ -39,10 +39,11 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, g, redirect, render_template, request, url_for
+from jinja2 import ChoiceLoader, FileSystemLoader, PrefixLoader
 from werkzeug.exceptions import HTTPException
 
-from agent_eval import agents
 from agent_eval import compare as compare_mod
+from agent_eval import registry
 from agent_eval.fonts import web_font_bytes
 from agent_eval.viewer import pages
 from agent_eval.viewer.snapshots import NotPublished, Snapshots
@@ -60,8 +61,26 @@ log = logging.getLogger("agent_eval.viewer")
 def viewer_part(name: str) -> Any:
     """The viewer part of the registered agent ``name`` (its pages), or
     None: no such agent, or an agent without pages of its own."""
-    agent = agents.by_name().get(name)
+    agent = registry.by_name().get(name)
     return agent.part("viewer") if agent is not None else None
+
+
+def agent_templates() -> PrefixLoader:
+    """The agents' own page templates (the ``templates`` folder of each
+    registered agent's package), as ``<agent>/<file>``: the shared folder
+    (viewer/templates) holds the shared ones only."""
+    folders = {agent.name: Path(agent.module.__file__).parent / "templates" for agent in registry.registered()}
+    return PrefixLoader({name: FileSystemLoader(folder) for name, folder in folders.items() if folder.is_dir()})
+
+
+def template_of(name: str, template: str) -> str:
+    """The name the viewer renders ``template`` of agent ``name``'s viewer
+    part by: its own (``<agent>/<file>``) when its package has one, else
+    the shared template of that name (an imported tool's set page)."""
+    agent = registry.by_name().get(name)
+    if agent is not None and (Path(agent.module.__file__).parent / "templates" / template).is_file():
+        return f"{name}/{template}"
+    return template
 
 
 def create_app(published_db: Path, token: str | None = None) -> Flask:
@@ -69,10 +88,11 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
     first publish, pages answer 503 with what to run)."""
     app = Flask(__name__)
     app.config.update(JSON_AS_ASCII=False, TEMPLATES_AUTO_RELOAD=False)
+    app.jinja_loader = ChoiceLoader([app.jinja_loader, agent_templates()])
     # the agents' pages in the navigation bar (the viewer parts with an index page)
-    parts = {agent.name: viewer_part(agent.name) for agent in agents.registered()}
+    parts = {agent.name: viewer_part(agent.name) for agent in registry.registered()}
     indexes = [{"name": name, "title": part.INDEX_TITLE} for name, part in parts.items() if hasattr(part, "index_page")]
-    app.jinja_env.globals.update(agent_labels=agents.labels(), agent_indexes=indexes)
+    app.jinja_env.globals.update(agent_labels=registry.labels(), agent_indexes=indexes)
     app.jinja_env.filters.update(num=fmt_number, pct=fmt_percent, iso=fmt_date)
     snapshots = Snapshots(Path(published_db))
     app.extensions["agent_eval_snapshots"] = snapshots
@@ -196,7 +216,7 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
             "gates": pages.set_gates(cur, found["set_id"]),
             "page": "set",
         }
-        if agents.by_name().get(agent) is not None and agents.by_name()[agent].has_items:
+        if registry.by_name().get(agent) is not None and registry.by_name()[agent].has_items:
             # "compare with…": any set of the same agent, the baseline preselected
             context["compare_choices"] = [
                 c for c in pages.compare_choices(cur, agent) if c["set_id"] != found["set_id"]
@@ -213,7 +233,7 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
             return render_template("set_items.html", **context)
         if part is not None and hasattr(part, "set_page"):
             context.update(part.set_page(cur, found["set_id"], request.args.to_dict()))
-            return render_template(part.TEMPLATE, **context)
+            return render_template(template_of(agent, part.TEMPLATE), **context)
         # an agent without a page of its own: its metrics and gates
         return render_template("set_basic.html", **context)
 
@@ -302,7 +322,7 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
         part = viewer_part(name)
         if part is None or not hasattr(part, "index_page"):
             raise pages.NotFound(f"no page {name!r}")
-        return render_template(part.INDEX_TEMPLATE, page=name, **part.index_page(cursor()))
+        return render_template(template_of(name, part.INDEX_TEMPLATE), page=name, **part.index_page(cursor()))
 
     @app.get("/fonts/NanumGothic.ttf")
     def font() -> Response:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_eval.db import Cursor, one, rows
-from agent_eval.viewer.pages import MAX_QUERY_CHARS, PER_PAGE, BadRequest, NotFound, parse_choice, parse_int
+from agent_eval.viewer.parts import MAX_QUERY_CHARS, PER_PAGE, BadRequest, NotFound, parse_choice, parse_int
 
 TEMPLATE = "set_eval.html"
 

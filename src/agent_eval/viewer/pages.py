@@ -11,74 +11,43 @@ from __future__ import annotations
 
 import difflib
 import itertools
-import json
 import math
 import re
 import unicodedata
-from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from agent_eval import agents, db
 from agent_eval import compare as compare_mod
+from agent_eval import db, registry
 from agent_eval.db import Cursor, one, rows, scalar
+from agent_eval.viewer.parts import (
+    ITEM_SORTS,
+    MAX_QUERY_CHARS,
+    PER_PAGE,
+    BadRequest,
+    ItemTable,
+    NotFound,
+    parse_choice,
+    parse_date,
+    parse_int,
+    pretty_json,
+)
 
-PER_PAGE = (25, 50, 100, 200)
+__all__ = [
+    "ITEM_SORTS",
+    "MAX_QUERY_CHARS",
+    "PER_PAGE",
+    "BadRequest",
+    "ItemTable",
+    "NotFound",
+    "parse_choice",
+    "parse_date",
+    "parse_int",
+    "pretty_json",
+]
+
 TEXT_PREVIEW = 160  # characters of question / answer in the item table
-MAX_QUERY_CHARS = 200  # a longer free-text search is a malformed request
 MAX_FLIPS = 200
-
-
-class BadRequest(ValueError):
-    """A malformed parameter: the page answers 400 with this message."""
-
-
-class NotFound(LookupError):
-    """An unknown set, item, series or run: the page answers 404."""
-
-
-def pretty_json(text: str | None) -> tuple[str | None, bool]:
-    """(text to show, whether it parsed): JSON indented with Korean kept as is;
-    text that is not JSON is shown as delivered."""
-    if text is None or not text.strip():
-        return None, False
-    try:
-        return json.dumps(json.loads(text), ensure_ascii=False, indent=2), True
-    except ValueError:
-        return text, False
-
-
-# ---------------------------------------------------------------- parameters
-
-
-def parse_int(value: str | None, name: str, default: int, low: int = 1, high: int | None = None) -> int:
-    if value is None or value == "":
-        return default
-    try:
-        number = int(value)
-    except ValueError:
-        raise BadRequest(f"{name} must be a whole number, not {value[:40]!r}") from None
-    if number < low or (high is not None and number > high):
-        raise BadRequest(f"{name} must be between {low} and {high}" if high else f"{name} must be at least {low}")
-    return number
-
-
-def parse_date(value: str | None, name: str) -> date | None:
-    if not value:
-        return None
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise BadRequest(f"{name} must be a date YYYY-MM-DD, not {value[:40]!r}") from None
-
-
-def parse_choice(value: str | None, name: str, choices: list[str] | tuple[str, ...]) -> str | None:
-    if value is None or value == "":
-        return None
-    if value not in choices:
-        raise BadRequest(f"{name} must be one of {', '.join(map(str, choices))}, not {value[:40]!r}")
-    return value
-
 
 # ---------------------------------------------------------------- labels
 
@@ -111,7 +80,7 @@ def find_set(cur: Cursor, set_id: str | None) -> dict[str, Any]:
     )
     if found is None:
         raise NotFound(f"no set {set_id!r} in the published file")
-    found["agent_label"] = agents.label(found["agent"])
+    found["agent_label"] = registry.label(found["agent"])
     return found
 
 
@@ -185,7 +154,7 @@ def overview(cur: Cursor, day: date | None) -> dict[str, Any]:
         )
     }
     for row in sets:
-        row["agent_label"] = agents.label(row["agent"])
+        row["agent_label"] = registry.label(row["agent"])
         row["metrics"] = metrics.get(row["set_id"], [])
         row["gates"] = gates.get(row["set_id"], [])
         row["n_failed_gates"] = counts[row["set_id"]]["n_gates_failed"]
@@ -201,7 +170,7 @@ def overview(cur: Cursor, day: date | None) -> dict[str, Any]:
                 {
                     "rejected": row["source_file"],
                     "agent": row["agent"],
-                    "agent_label": agents.label(row["agent"]) if row["agent"] else None,
+                    "agent_label": registry.label(row["agent"]) if row["agent"] else None,
                     "drop_date": row["drop_date"],
                     "place": row["file_name"],
                     "reasons": [],
@@ -210,7 +179,7 @@ def overview(cur: Cursor, day: date | None) -> dict[str, Any]:
             card["reasons"].append(row)
     cards = sorted([*sets, *rejected.values()], key=lambda c: (c["agent"] is None, c["agent"] or "", c["place"] or ""))
     issue_agents = [
-        {"agent": agent, "agent_label": agents.label(agent) if agent else None, "issues": list(group)}
+        {"agent": agent, "agent_label": registry.label(agent) if agent else None, "issues": list(group)}
         for agent, group in itertools.groupby(issues, key=lambda row: row["agent"])
     ]
     return {"day": day, "dates": dates, "sets": sets, "cards": cards, "issue_agents": issue_agents}
@@ -315,7 +284,7 @@ def series(cur: Cursor, series_id: str | None, start: date | None, end: date | N
         "series_id": series_id,
         "agent": head["agent"],
         "drop_dates": drop_dates,
-        "agent_label": agents.label(head["agent"]),
+        "agent_label": registry.label(head["agent"]),
         "first": head["first"],
         "last": head["last"],
         "start": start,
@@ -334,33 +303,6 @@ def finite(value: Any) -> float | None:
 
 
 # ---------------------------------------------------------------- item tables
-
-
-# what the item table sorts by (columns of both item marts)
-ITEM_SORTS = ("line_number", "round_order", "status", "latency_sec", "latency_score", "accuracy_score", "query_id")
-
-
-@dataclass(frozen=True)
-class ItemTable:
-    """How one agent's items are filtered, sorted and shown: an agent's
-    viewer part declares one (ITEM_TABLE) to get the item table, the item
-    pages and the score and latency distributions."""
-
-    table: str
-    segment: str  # the column of the segment filter (track / latency class)
-    segment_label: str
-    # (value, label) of each segment: the value filters the column, the
-    # label (a seed's display label, e.g. `Track 1`) is what the page shows
-    segment_choices_sql: str
-    rounds_table: str
-    sorts: tuple[str, ...]
-    score_histogram: str  # the mart of the set's score histograms (series accuracy_score)
-    latency_histogram: str  # the mart of the set's latency histograms (panels of rpt_latency_histogram_bins)
-    rounds_sql: str  # the per-round table of the distributions (one ? : the set)
-    latency_sql: str  # items per latency score and segment (one ? : the set)
-    latency_label: str  # what the latency distribution is by
-    status_counts: bool = False  # rounds_sql gives n_ok / n_partial / n_error / n_empty
-    checks_sql: str | None = None  # an item's checks (two ? : the set, the line)
 
 
 def segment_labels(cur: Cursor, spec: ItemTable) -> dict[str, str]:

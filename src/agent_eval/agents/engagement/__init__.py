@@ -1,6 +1,6 @@
 """The engagement agent (좋아요/댓글 유사도, SPEC 5): a set is one run folder: its drop kinds and trend panels; its
 report, charts and samples are the submodules report, charts and samples
-(agent_eval.agents: the registry's contract). Light at import: the loader
+(agent_eval.registry: the registry's contract). Light at import: the loader
 reads KINDS inside dbt's Python models."""
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from typing import Any
 import duckdb
 from matplotlib.figure import Figure
 
+from agent_eval.agents.engagement import TREND_METRICS
 from agent_eval.agents.engagement.report import SHOWN_PERSONAS
 from agent_eval.charts import (
     ChartSpec,
@@ -70,5 +71,5 @@ def engagement_persona_expected_actual(con: duckdb.DuckDBPyConnection, set_id: s
 CHARTS = [
     ChartSpec("expected_actual", "지표별 기대값 대비 실제값", engagement_expected_actual),
     ChartSpec("persona_expected_actual", "페르소나별 기대값 대비 실제값", engagement_persona_expected_actual),
-    ChartSpec("trend", "시리즈 추이 (기준선 표시)", series_trend),
+    ChartSpec("trend", "시리즈 추이 (기준선 표시)", series_trend(TREND_METRICS)),
 ]

@@ -8,7 +8,7 @@ from typing import Any
 
 from agent_eval.agents.engagement.report import PERSONA_LIMIT, SHOWN_PERSONAS
 from agent_eval.db import Cursor, one, rows
-from agent_eval.viewer.pages import NotFound
+from agent_eval.viewer.parts import NotFound
 
 TEMPLATE = "set_engagement.html"
 INDEX_TEMPLATE = "engagement.html"

@@ -3,7 +3,7 @@
 <run_id> -o file.json``). One export is one evaluation set, its series the
 (tool, dataset, model); each metric EvalVault scored is a scorer, judged by
 the run's threshold for it. Its drop kind and trend panels; its report,
-charts, samples and viewer pages are the submodules (agent_eval.agents:
+charts, samples and viewer pages are the submodules (agent_eval.registry:
 the registry's contract). Light at import: the loader reads KINDS inside
 dbt's Python models, and the reader (which needs openpyxl) is imported
 when an export is read."""

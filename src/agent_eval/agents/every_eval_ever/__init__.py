@@ -4,7 +4,7 @@ companion (``instance_level_eval.schema.json``), schema 0.3.0. One
 aggregate (with its instances) is one evaluation set; its series is
 (every_eval_ever, benchmark, model). Its drop kind and trend panels; its
 report, charts, samples and viewer pages are the submodules
-(agent_eval.agents: the registry's contract). Light at import: the loader
+(agent_eval.registry: the registry's contract). Light at import: the loader
 reads KINDS inside dbt's Python models, and the reader (which needs
 jsonschema) is imported when a file is read."""
 

@@ -1,6 +1,6 @@
 """Inspect AI (UK AISI) logs: one log is one evaluation set, its series the
 (tool, task, model). Its drop kind and trend panels; its report, charts,
-samples and viewer pages are the submodules (agent_eval.agents: the
+samples and viewer pages are the submodules (agent_eval.registry: the
 registry's contract). Light at import: the loader reads KINDS inside dbt's
 Python models, and the reader (which needs zstandard) is imported when a
 log is read."""

@@ -1,6 +1,7 @@
 """The charts of An Inspect AI log's report: those of every imported tool's set
 (agent_eval.eval_report; agent_eval.charts draws them)."""
 
-from agent_eval.eval_report import CHARTS
+from agent_eval.agents.inspect import TREND_METRICS
+from agent_eval.eval_report import charts
 
-__all__ = ["CHARTS"]
+CHARTS = charts(TREND_METRICS)

@@ -3,7 +3,7 @@
 and a samples file per task beside it, ``samples_<task>_<datetime>.jsonl``.
 One evaluation set is one (results file, task), its series the (tool, task,
 model). Its two drop kinds and trend panels; its report, charts, samples and
-viewer pages are the submodules (agent_eval.agents: the registry's
+viewer pages are the submodules (agent_eval.registry: the registry's
 contract). Light at import: the loader reads KINDS inside dbt's Python
 models."""
 

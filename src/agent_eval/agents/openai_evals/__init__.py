@@ -2,7 +2,7 @@
 record file is one run of one eval by its completion functions, one
 evaluation set; its series is the (tool, eval, completion functions). Its
 drop kind and trend panels; its report, charts, samples and viewer pages
-are the submodules (agent_eval.agents: the registry's contract). Light at
+are the submodules (agent_eval.registry: the registry's contract). Light at
 import: the loader reads KINDS inside dbt's Python models."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ one output holds prompts x providers x tests (x repeats); one evaluation
 set is one (output, provider, prompt) column, its series the (tool,
 description, provider, prompt). Its drop kind and trend panels; its
 report, charts, samples and viewer pages are the submodules
-(agent_eval.agents: the registry's contract). Light at import: the loader
+(agent_eval.registry: the registry's contract). Light at import: the loader
 reads KINDS inside dbt's Python models."""
 
 from __future__ import annotations

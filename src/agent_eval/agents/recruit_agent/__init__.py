@@ -1,6 +1,6 @@
 """The recruit agent (H.채용, SPEC 4): its drop kinds and trend panels; its
 report, charts and samples are the submodules report, charts and samples
-(agent_eval.agents: the registry's contract). Light at import: the loader
+(agent_eval.registry: the registry's contract). Light at import: the loader
 reads KINDS inside dbt's Python models."""
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from __future__ import annotations
 import duckdb
 from matplotlib.figure import Figure
 
+from agent_eval.agents.recruit_agent import TREND_METRICS
 from agent_eval.charts import (
     ChartSpec,
     latency_panels,
@@ -44,5 +45,5 @@ CHARTS = [
     ChartSpec("accuracy_scores", "정확성 점수 분포", recruit_accuracy_scores),
     ChartSpec("consistency_scores", "질의별 일관성 점수 분포", recruit_consistency_scores),
     ChartSpec("latency_hist", "응답 속도 구분별 응답시간 분포 (루브릭 구간 표시)", recruit_latency_hist),
-    ChartSpec("trend", "시리즈 추이 (95% 구간, 7세트 이동평균, 기준선)", series_trend),
+    ChartSpec("trend", "시리즈 추이 (95% 구간, 7세트 이동평균, 기준선)", series_trend(TREND_METRICS)),
 ]

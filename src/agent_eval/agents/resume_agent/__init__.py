@@ -1,6 +1,6 @@
 """The resume agent (지원자 관리, SPEC 3): its drop kind and trend panels;
 its report, charts and samples are the submodules report, charts and
-samples (agent_eval.agents: the registry's contract).
+samples (agent_eval.registry: the registry's contract).
 Light at import: the loader reads KINDS inside dbt's Python models."""
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from __future__ import annotations
 import duckdb
 from matplotlib.figure import Figure
 
+from agent_eval.agents.resume_agent import TREND_METRICS
 from agent_eval.charts import (
     ChartSpec,
     bar_chart,
@@ -106,5 +107,5 @@ CHARTS = [
     ChartSpec("consistency", "회차쌍별 일관성 결과", resume_consistency),
     ChartSpec("latency_hist", "Track별 응답시간 분포 (루브릭 구간 표시)", resume_latency_hist),
     ChartSpec("latency_scores", "루브릭별 응답 속도 점수 분포", resume_latency_scores),
-    ChartSpec("trend", "시리즈 추이 (95% 구간, 7세트 이동평균, 기준선)", series_trend),
+    ChartSpec("trend", "시리즈 추이 (95% 구간, 7세트 이동평균, 기준선)", series_trend(TREND_METRICS)),
 ]

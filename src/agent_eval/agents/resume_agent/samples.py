@@ -290,6 +290,20 @@ def write_resume_csv(
     return path
 
 
+def write_rows(out: Path, rows: int, seed: int = 7) -> Path:
+    """`agent-eval samples --rows N`: instead of the bundled sample, one
+    resume CSV of about ``rows`` rows (three rounds of N/3 queries, no
+    special rows), for benchmarks."""
+    rounds = ["1/1", "2/1", "3/1"]
+    return write_resume_csv(
+        out / "2026-11-01" / "resume_agent_bench.csv",
+        n_queries=max(1, rows // len(rounds)),
+        rounds=rounds,
+        seed=seed,
+        with_special_rows=False,
+    )
+
+
 def write_samples(drops_dir: Path) -> list[Path]:
     """Resume-agent sample: two nights, every encoding, every case of SPEC §3."""
     written = [

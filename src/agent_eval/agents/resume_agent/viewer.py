@@ -4,7 +4,7 @@ ITEM_TABLE)."""
 
 from __future__ import annotations
 
-from agent_eval.viewer.pages import ITEM_SORTS, ItemTable
+from agent_eval.viewer.parts import ITEM_SORTS, ItemTable
 
 ITEM_TABLE = ItemTable(
     table="marts.resume_item_scores",

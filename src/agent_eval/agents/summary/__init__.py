@@ -1,6 +1,6 @@
 """The insurance summary agent (보험 요약, SPEC 6): its drop kinds and trend panels; its
 report, charts and samples are the submodules report, charts and samples
-(agent_eval.agents: the registry's contract). Light at import: the loader
+(agent_eval.registry: the registry's contract). Light at import: the loader
 reads KINDS inside dbt's Python models."""
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from __future__ import annotations
 import duckdb
 from matplotlib.figure import Figure
 
+from agent_eval.agents.summary import TREND_METRICS
 from agent_eval.charts import (
     ChartSpec,
     histogram,
@@ -46,5 +47,5 @@ def summary_metric_scores(con: duckdb.DuckDBPyConnection, set_id: str, fig: Figu
 # the charts each report links, in order
 CHARTS = [
     ChartSpec("metric_scores", "메트릭별 케이스 점수 분포 (임계값 표시)", summary_metric_scores),
-    ChartSpec("trend", "시리즈 추이 (95% 구간, 7세트 이동평균, 기준선)", series_trend),
+    ChartSpec("trend", "시리즈 추이 (95% 구간, 7세트 이동평균, 기준선)", series_trend(TREND_METRICS)),
 ]

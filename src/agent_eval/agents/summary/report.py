@@ -51,7 +51,7 @@ WORKBOOK = "summary_scores.xlsx"
 def after_reports(db_path: Path, reports_dir: Path, all_sets: list[str], set_ids: list[str] | None) -> list[Path]:
     """The workbook of every dataset (reports_dir/summary/summary_scores.xlsx),
     when the build renders every report."""
-    from agent_eval.export import export_summary_xlsx
+    from agent_eval.agents.summary.export import export_summary_xlsx
 
     if not all_sets or set_ids:
         return []

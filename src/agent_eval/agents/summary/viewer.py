@@ -8,7 +8,7 @@ from typing import Any
 
 from agent_eval import db
 from agent_eval.db import Cursor, one, rows
-from agent_eval.viewer.pages import MAX_QUERY_CHARS, BadRequest, parse_choice, pretty_json
+from agent_eval.viewer.parts import MAX_QUERY_CHARS, BadRequest, parse_choice, pretty_json
 
 TEMPLATE = "set_summary.html"
 

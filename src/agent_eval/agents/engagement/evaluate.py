@@ -10,7 +10,7 @@ computes a score. The steps:
    (``<tmp>/drops/<today>/engagement/<runId>/{<agentId>/actions.jsonl,
    expected.json}``);
 3. compute the engagement marts and their parents with the models' own
-   compiled SQL (:mod:`agent_eval.evaluate_plan`): dbt builds a template
+   compiled SQL (:mod:`agent_eval.agents.engagement.evaluate_plan`): dbt builds a template
    warehouse and a plan once per project state (unit tests and data tests
    excluded: the models are the nightly ones, tested by CI and by every
    nightly build; the inputs were validated here); each evaluation copies
@@ -34,7 +34,8 @@ from typing import Any
 
 import duckdb
 
-from agent_eval import evaluate_plan, runner, schemas
+from agent_eval import runner, schemas
+from agent_eval.agents.engagement import evaluate_plan
 from agent_eval.db import rows
 from agent_eval.project import Paths
 
