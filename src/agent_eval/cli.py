@@ -6,9 +6,9 @@ Exit codes (the full table: docs/operations.md, "Exit codes"):
   1  failed: dbt (a model error or a failing data test), publishing or a
      report; when dbt failed nothing is published; or the working warehouse
      is damaged (one line naming it and the way back)
-  2  usage error (bad option, missing folder, an output path that cannot be
-     written: one line naming it and why), or another command holds the
-     warehouse
+  2  usage error (bad option, missing folder, an AGENT_EVAL_* setting that
+     breaks its rule, an output path that cannot be written: one line
+     naming it and why), or another command holds the warehouse
   3  built and published, but input was rejected: a file whose latest version is rejected,
      or rejected rows in a current set; the message names file, line, reason;
      or an imported run's figures disagree with its tool's
@@ -21,14 +21,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_eval import evaluate, gates, pipeline, report, runner
+from agent_eval import evaluate, gates, pipeline, report, runner, settings
 from agent_eval.pipeline import EXIT_FAILED, EXIT_GATE_FAILED, EXIT_OK, EXIT_REJECTED
 from agent_eval.project import Paths, resolve_paths
 
@@ -965,10 +964,10 @@ MIN_TOKEN_CHARS = 16
 def serve_token(host: str) -> tuple[str | None, str | None]:
     """(token, refusal): the viewer's token from AGENT_EVAL_SERVE_TOKEN; beyond
     loopback a token of at least MIN_TOKEN_CHARS characters is required."""
-    token = os.environ.get("AGENT_EVAL_SERVE_TOKEN")
-    if token is not None and token != token.strip():
-        return None, "AGENT_EVAL_SERVE_TOKEN has blanks around it (or is only blanks): set it to the secret alone"
-    token = token or None
+    try:
+        token = settings.value("AGENT_EVAL_SERVE_TOKEN")
+    except settings.SettingError as err:
+        return None, str(err)
     if host not in LOOPBACK and (token is None or len(token) < MIN_TOKEN_CHARS):
         return None, (
             f"binding {host} (beyond this machine) needs a token: set AGENT_EVAL_SERVE_TOKEN to a "
@@ -1011,20 +1010,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    # every AGENT_EVAL_* variable is checked before anything runs: a wrong
+    # value is a usage error in one line, not a failure half-way through
+    try:
+        settings.check()
+    except settings.SettingError as err:
+        print(f"agent-eval: {err}", file=sys.stderr)
+        return EXIT_USAGE
     # --project-dir names the project for everything this command does: the
     # agent registry read here (agent_eval.agents) and dbt's loader models
     # see the same one
     project_dir = getattr(args, "project_dir", None)
-    saved = os.environ.get("AGENT_EVAL_PROJECT")
-    if project_dir:
-        os.environ["AGENT_EVAL_PROJECT"] = str(Path(project_dir).resolve())
-    try:
+    with settings.project_in_use(Path(project_dir).resolve() if project_dir else None):
         return run_command(args)
-    finally:
-        if saved is None:
-            os.environ.pop("AGENT_EVAL_PROJECT", None)
-        else:
-            os.environ["AGENT_EVAL_PROJECT"] = saved
 
 
 def run_command(args: argparse.Namespace) -> int:
