@@ -417,8 +417,11 @@ def cmd_build(
     verbose: bool = False,
     max_reports: int | None = MAX_REPORTS_PER_BUILD,
 ) -> int:
-    """dbt build into the working database, publish the served copy, render
-    reports, print the summary. Nothing is published when dbt fails.
+    """Check the options, then, holding the warehouse's lock, run the
+    build's stages (agent_eval.pipeline: dbt build into the working
+    database, publish the served copy, render reports, the quality gates),
+    print the summary and return the exit code they decided. Nothing is
+    published when dbt fails.
     The selection is selectors.yml's `nightly` (what a plain `dbt build`
     runs: no unit tests), or `everything` with ``unit_tests``.
     ``data_tests=False`` leaves dbt's data tests out (the test suite's
@@ -434,7 +437,14 @@ def cmd_build(
     if unwritable:
         print(f"agent-eval: {unwritable}", file=sys.stderr)
         return EXIT_USAGE
-    options = pipeline.Options(full_refresh, unit_tests, reports, data_tests, verbose, max_reports)
+    options = pipeline.Options(
+        full_refresh=full_refresh,
+        unit_tests=unit_tests,
+        reports=reports,
+        data_tests=data_tests,
+        verbose=verbose,
+        max_reports=max_reports,
+    )
 
     def locked() -> int:
         print(f"agent-eval build: {paths.drops_dir} -> {paths.db_path}", flush=True)
