@@ -1099,7 +1099,9 @@ def memory_budget() -> tuple[str, float]:
     default = re.search(
         r"env_var\('AGENT_EVAL_DUCKDB_MEMORY',\s*'([^']+)'\)", (PROJECT / "profiles.yml").read_text(encoding="utf-8")
     )
-    setting = os.environ.get("AGENT_EVAL_DUCKDB_MEMORY") or (default.group(1) if default else "")
+    from agent_eval import settings
+
+    setting = settings.value("AGENT_EVAL_DUCKDB_MEMORY") or (default.group(1) if default else "")
     size = re.fullmatch(r"\s*([\d.]+)\s*([KMGT])(i?)B\s*", setting, re.IGNORECASE)
     if not size:
         raise SystemExit(f"bench: cannot read the DuckDB memory budget {setting!r}")

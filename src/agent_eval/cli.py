@@ -7,9 +7,9 @@ Exit codes (the full table: docs/operations.md, "Exit codes"):
   1  failed: dbt (a model error or a failing data test), publishing or a
      report; when dbt failed nothing is published; or the working warehouse
      is damaged (one line naming it and the way back)
-  2  usage error (bad option, missing folder, an output path that cannot be
-     written: one line naming it and why), or another command holds the
-     warehouse
+  2  usage error (bad option, missing folder, an AGENT_EVAL_* setting that
+     breaks its rule, an output path that cannot be written: one line
+     naming it and why), or another command holds the warehouse
   3  built and published, but input was rejected: a file whose latest version is rejected,
      or rejected rows in a current set; the message names file, line, reason;
      or an imported run's figures disagree with its tool's
@@ -21,27 +21,21 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import sys
 import tempfile
-from collections import Counter
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
-from agent_eval import gates, registry, report, runner, suspects
+from agent_eval import gates, pipeline, registry, report, runner, settings
+from agent_eval.pipeline import EXIT_FAILED, EXIT_GATE_FAILED, EXIT_OK, EXIT_REJECTED
 from agent_eval.project import Paths, resolve_paths
 
 if TYPE_CHECKING:
     from agent_eval import publish
 
-EXIT_OK = 0
-EXIT_FAILED = 1
 EXIT_USAGE = 2
-EXIT_REJECTED = 3
-EXIT_GATE_FAILED = 4
 EXIT_CODES = __doc__[__doc__.index("Exit codes") :].strip()
 # the other commands' codes (their --help epilogs); 2 is also argparse's own
 # code for a bad option
@@ -90,7 +84,6 @@ COMPARE_EXIT_CODES = f"""Exit codes:
      has no items of, or sets of several agents"""
 # what every "nothing to read yet" message tells the user to run
 BUILD_FIRST = "run `agent-eval build` first"
-MAX_DBT_ERROR_LINES = 40
 
 
 def package_version() -> str:
@@ -420,8 +413,11 @@ def cmd_build(
     verbose: bool = False,
     max_reports: int | None = MAX_REPORTS_PER_BUILD,
 ) -> int:
-    """dbt build into the working database, publish the served copy, render
-    reports, print the summary. Nothing is published when dbt fails.
+    """Check the options, then, holding the warehouse's lock, run the
+    build's stages (agent_eval.pipeline: dbt build into the working
+    database, publish the served copy, render reports, the quality gates),
+    print the summary and return the exit code they decided. Nothing is
+    published when dbt fails.
     The selection is selectors.yml's `nightly` (what a plain `dbt build`
     runs: no unit tests), or `everything` with ``unit_tests``.
     ``data_tests=False`` leaves dbt's data tests out (the test suite's
@@ -437,178 +433,86 @@ def cmd_build(
     if unwritable:
         print(f"agent-eval: {unwritable}", file=sys.stderr)
         return EXIT_USAGE
+    options = pipeline.Options(
+        full_refresh=full_refresh,
+        unit_tests=unit_tests,
+        reports=reports,
+        data_tests=data_tests,
+        verbose=verbose,
+        max_reports=max_reports,
+    )
 
     def locked() -> int:
-        from agent_eval import morning, progress, publish
-
         print(f"agent-eval build: {paths.drops_dir} -> {paths.db_path}", flush=True)
-        log_path = paths.log_dir / progress.BUILD_LOG
-        shown = progress.BuildProgress(
-            sys.stdout,
-            log_path,
-            live=sys.stdout.isatty() and os.environ.get("TERM") != "dumb",
-            verbose=verbose,
-            totals=lambda: progress.stage_totals(
-                paths.target_dir / "manifest.json", unit_tests=unit_tests, data_tests=data_tests
-            ),
-        )
-        dbt_args = [
-            "build",
-            "--project-dir",
-            str(paths.project_dir),
-            "--selector",
-            "everything" if unit_tests else "nightly",
-            # events on stdout (the stages, and dbt's lines for build.log);
-            # dbt.log stays dbt's debug text
-            "--log-format",
-            "json",
-            "--log-format-file",
-            "debug",
-        ]
-        if full_refresh:
-            dbt_args.append("--full-refresh")
-        if not data_tests:
-            dbt_args += ["--exclude-resource-type", "test"]
-        failure: str | None = None
-        started = datetime.now(UTC).replace(tzinfo=None)
-        rows_before = runner.raw_row_counts(paths.db_path)
-        shown.start()
-        try:
-            try:
-                # a subprocess: when it returns, dbt's connections and file lock are gone
-                runner.run_dbt(paths, dbt_args, on_line=shown.dbt_line)
-            except runner.DbtFailed as err:
-                # a failing quality gate or rejected input is a verdict on the night,
-                # not a broken build: every score is there, so publish and report it
-                # all the same (exit 4 / 3)
-                if not gates.only_verdicts_failed(paths.target_dir):
-                    failure = f"{err}; dbt's output: {log_path}"
-                    if shown.errors:
-                        failure += "\n" + "\n".join(shown.error_lines(MAX_DBT_ERROR_LINES))
-                    # name the deliveries of tonight that each failed model read
-                    failed = suspects.failed_models(paths.target_dir, paths.db_path, started, paths.project_dir)
-                    if failed:
-                        failure += "\n" + "\n".join(suspects.describe(failed))
-                    # the last line names the cause (a full disk: the error and its path)
-                    cause = suspects.first_error(paths.target_dir, started)
-                    if cause:
-                        failure += f"\nagent-eval: cause: {cause}"
-            shown.dbt_done(ok=failure is None)
-            if not paths.db_path.exists():
-                shown.close()
-                print(f"agent-eval: FAILED: {failure or 'no warehouse was written'}", file=sys.stderr)
-                return EXIT_FAILED
-            try:
-                summary = runner.read_summary(paths.db_path, since=started, rows_before=rows_before)
-                summary.files_known = failure is None or suspects.manifest_step_ended(paths.target_dir, started)
-            except Exception as err:  # the build failed before the ops tables existed
-                shown.close()
-                print(f"agent-eval: FAILED: {failure or err}", file=sys.stderr)
-                return EXIT_FAILED
-            published: publish.Published | None = None
-            if failure is None:
-                shown.begin("publish", f"-> {paths.publish_dir}")
-                try:
-                    published = publish.publish(paths)
-                    shown.finish("publish", f"{len(published.tables)} tables -> {paths.publish_dir}")
-                except publish.PublishError as err:
-                    failure = f"publish failed (the previous published files are unchanged): {err}"
-                    shown.finish("publish", "failed: the previous published files are unchanged", failed=True)
-            else:
-                shown.skip("publish", "dbt failed: nothing published")
-            written: list[Path] = []
-            rendered = report.Rendered()
-            if reports and failure is None:
-                shown.begin("reports", f"-> {paths.reports_dir}")
-                try:
-                    rendered = report.render_changed(paths.db_path, paths.reports_dir, max_reports)
-                    written = list(rendered.written)
-                    page = morning.render_morning(paths.db_path, paths.reports_dir)
-                    if page is not None:
-                        written.append(page)
-                    shown.finish("reports", f"{len(rendered.written)} written, {rendered.unchanged} unchanged")
-                except Exception as err:
-                    failure = f"report rendering failed: {type(err).__name__}: {err}"
-                    shown.finish("reports", f"failed: {type(err).__name__}", failed=True)
-            else:
-                shown.skip("reports", "--no-reports" if failure is None else "not rendered: the build failed")
-
-            shown.begin("gates")
-            gate_results = gates.read_results(paths.db_path)
-            junit: Path | None = None
-            if gate_results:
-                junit = gates.write_junit(gate_results, paths.reports_dir / gates.JUNIT_FILE)
-            gate_failed = gates.has_failures(gate_results)
-            shown.finish("gates", gate_counts(gate_results), failed=gate_failed)
-        finally:
-            shown.close()
-
-        junit: Path | None = None
-        if gate_results:
-            junit = gates.write_junit(gate_results, paths.reports_dir / gates.JUNIT_FILE)
-        gate_failed = gates.has_failures(gate_results)
-
-        print("\n== summary ==")
-        print(runner.format_summary(summary))
-        if gate_results:
-            print(gates.format_results(gate_results))
-            print(f"gate results (JUnit XML): {junit}")
-        if reports and failure is None:
-            print(
-                f"reports written: {len(rendered.written)} under {paths.reports_dir} "
-                f"({rendered.unchanged} unchanged: their sets did not change)"
-            )
-            for path in rendered.written[: runner.MAX_LISTED]:
-                print(f"  {path}")
-            if len(rendered.written) > runner.MAX_LISTED:
-                print(f"  ... and {len(rendered.written) - runner.MAX_LISTED} more, one folder per agent")
-            if written[len(rendered.written) :]:
-                print(f"morning page: {written[-1]}")
-            if rendered.n_deferred:
-                print(
-                    f"reports deferred: {rendered.n_deferred} sets ({len(rendered.deferred)} tonight, over the "
-                    f"limit of {max_reports} reports a build, newest drop first): `agent-eval report` renders them"
-                )
-        if published is not None:
-            print_published(published)
+        done = pipeline.run(paths, options)
+        if done.stopped is not None:
+            print(f"agent-eval: FAILED: {done.stopped}", file=sys.stderr)
         else:
-            print(f"published: nothing; {paths.published_db} is unchanged")
-        print(f"working database (dbt only, do not open it from BI tools): {paths.db_path}")
-        print(f"dbt's output: {log_path} (its debug log: {paths.log_dir / 'dbt.log'})")
-
-        if failure:
-            print(f"agent-eval: FAILED (exit {EXIT_FAILED}): {failure}", file=sys.stderr)
-            return EXIT_FAILED
-        if gate_failed:
-            for row in gate_results:
-                if row["status"] == "fail":
-                    print(f"agent-eval: quality gate failed: {row['reason']}", file=sys.stderr)
-            print(
-                f"agent-eval: exit {EXIT_GATE_FAILED}: built and published, but a quality gate failed (above)",
-                file=sys.stderr,
-            )
-            return EXIT_GATE_FAILED
-        disagreements = gates.failed_tagged_verdicts(paths.target_dir, paths.db_path)
-        for name, message in disagreements:
-            print(f"agent-eval: {name}: {message}", file=sys.stderr)
-        if summary.has_rejections or disagreements:
-            for path, reason in summary.rejected_files:
-                print(f"agent-eval: rejected file {path}: {reason}", file=sys.stderr)
-            if summary.n_rejected_rows:
-                print(
-                    f"agent-eval: {summary.n_rejected_rows} rejected row(s); see ops.rejected_rows",
-                    file=sys.stderr,
-                )
-            print(
-                f"agent-eval: exit {EXIT_REJECTED}: built and published, but input was rejected "
-                "or disagreed with its tool (above)",
-                file=sys.stderr,
-            )
-            return EXIT_REJECTED
-        print(f"agent-eval: exit {EXIT_OK}: built and published, no input rejected")
-        return EXIT_OK
+            print_build_summary(done)
+        assert done.exit_code is not None
+        return done.exit_code
 
     return under_lock(paths, locked)
+
+
+def print_build_summary(done: pipeline.Build) -> None:
+    """What a build did (stdout), then its verdict: the lines that explain
+    an exit code other than 0 go to stderr."""
+    paths, options, loaded = done.paths, done.options, done.loaded
+    assert loaded is not None
+    print("\n== summary ==")
+    print(runner.format_summary(loaded))
+    if done.gate_results:
+        print(gates.format_results(done.gate_results))
+        print(f"gate results (JUnit XML): {done.junit}")
+    rendered = done.rendered
+    if options.reports and done.failure is None:
+        print(
+            f"reports written: {len(rendered.written)} under {paths.reports_dir} "
+            f"({rendered.unchanged} unchanged: their sets did not change)"
+        )
+        for path in rendered.written[: runner.MAX_LISTED]:
+            print(f"  {path}")
+        if len(rendered.written) > runner.MAX_LISTED:
+            print(f"  ... and {len(rendered.written) - runner.MAX_LISTED} more, one folder per agent")
+        if done.morning_page is not None:
+            print(f"morning page: {done.morning_page}")
+        if rendered.n_deferred:
+            print(
+                f"reports deferred: {rendered.n_deferred} sets ({len(rendered.deferred)} tonight, over the "
+                f"limit of {options.max_reports} reports a build, newest drop first): `agent-eval report` renders them"
+            )
+    if done.published is not None:
+        print_published(done.published)
+    else:
+        print(f"published: nothing; {paths.published_db} is unchanged")
+    print(f"working database (dbt only, do not open it from BI tools): {paths.db_path}")
+    print(f"dbt's output: {done.log_path} (its debug log: {paths.log_dir / 'dbt.log'})")
+
+    if done.exit_code == EXIT_FAILED:
+        print(f"agent-eval: FAILED (exit {EXIT_FAILED}): {done.failure}", file=sys.stderr)
+    elif done.exit_code == EXIT_GATE_FAILED:
+        for row in done.gate_results:
+            if row["status"] == "fail":
+                print(f"agent-eval: quality gate failed: {row['reason']}", file=sys.stderr)
+        print(
+            f"agent-eval: exit {EXIT_GATE_FAILED}: built and published, but a quality gate failed (above)",
+            file=sys.stderr,
+        )
+    elif done.exit_code == EXIT_REJECTED:
+        for name, message in done.disagreements:
+            print(f"agent-eval: {name}: {message}", file=sys.stderr)
+        for path, reason in loaded.rejected_files:
+            print(f"agent-eval: rejected file {path}: {reason}", file=sys.stderr)
+        if loaded.n_rejected_rows:
+            print(f"agent-eval: {loaded.n_rejected_rows} rejected row(s); see ops.rejected_rows", file=sys.stderr)
+        print(
+            f"agent-eval: exit {EXIT_REJECTED}: built and published, but input was rejected "
+            "or disagreed with its tool (above)",
+            file=sys.stderr,
+        )
+    else:
+        print(f"agent-eval: exit {EXIT_OK}: built and published, no input rejected")
 
 
 def os_error_line(err: OSError) -> str:
@@ -670,18 +574,6 @@ def unwritable_outputs(paths: Paths) -> str | None:
         if problem:
             return problem
     return None
-
-
-def gate_counts(results: list[dict]) -> str:
-    """The quality gates in a few words (the progress line; the summary lists them)."""
-    if not results:
-        return "no quality gate applies"
-    counts = Counter(row["status"] for row in results)
-    return "quality gates " + ", ".join(
-        f"{counts[status]} {status.replace('_', ' ')}"
-        for status in ("pass", "fail", "stale", "no_data")
-        if counts[status] or status in ("pass", "fail")
-    )
 
 
 def under_lock(paths: Paths, run: Callable[[], int], damage_stops: bool = True) -> int:
@@ -976,10 +868,10 @@ MIN_TOKEN_CHARS = 16
 def serve_token(host: str) -> tuple[str | None, str | None]:
     """(token, refusal): the viewer's token from AGENT_EVAL_SERVE_TOKEN; beyond
     loopback a token of at least MIN_TOKEN_CHARS characters is required."""
-    token = os.environ.get("AGENT_EVAL_SERVE_TOKEN")
-    if token is not None and token != token.strip():
-        return None, "AGENT_EVAL_SERVE_TOKEN has blanks around it (or is only blanks): set it to the secret alone"
-    token = token or None
+    try:
+        token = settings.value("AGENT_EVAL_SERVE_TOKEN")
+    except settings.SettingError as err:
+        return None, str(err)
     if host not in LOOPBACK and (token is None or len(token) < MIN_TOKEN_CHARS):
         return None, (
             f"binding {host} (beyond this machine) needs a token: set AGENT_EVAL_SERVE_TOKEN to a "
@@ -1022,20 +914,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    # every AGENT_EVAL_* variable is checked before anything runs: a wrong
+    # value is a usage error in one line, not a failure half-way through
+    try:
+        settings.check()
+    except settings.SettingError as err:
+        print(f"agent-eval: {err}", file=sys.stderr)
+        return EXIT_USAGE
     # --project-dir names the project for everything this command does: the
     # agent registry read here (agent_eval.registry) and dbt's loader models
     # see the same one
     project_dir = getattr(args, "project_dir", None)
-    saved = os.environ.get("AGENT_EVAL_PROJECT")
-    if project_dir:
-        os.environ["AGENT_EVAL_PROJECT"] = str(Path(project_dir).resolve())
-    try:
+    with settings.project_in_use(Path(project_dir).resolve() if project_dir else None):
         return run_command(args)
-    finally:
-        if saved is None:
-            os.environ.pop("AGENT_EVAL_PROJECT", None)
-        else:
-            os.environ["AGENT_EVAL_PROJECT"] = saved
 
 
 def run_command(args: argparse.Namespace) -> int:

@@ -12,6 +12,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_eval import settings
+
 PROJECT_MARKER = "dbt_project.yml"
 DEFAULT_DB = Path("warehouse") / "agent_eval.duckdb"
 DEFAULT_DROPS = Path("data") / "drops"
@@ -21,9 +23,9 @@ DEFAULT_REPORTS = Path("reports")
 def find_project_dir(start: Path | None = None) -> Path:
     """The agent_eval dbt project: $AGENT_EVAL_PROJECT, an ancestor of the
     working directory, or the checkout this package was installed from."""
-    env = os.environ.get("AGENT_EVAL_PROJECT")
+    env = settings.value("AGENT_EVAL_PROJECT")
     if env:
-        return Path(env).resolve()
+        return env.resolve()
     candidates = [start or Path.cwd()]
     candidates += list(candidates[0].resolve().parents)
     candidates.append(Path(__file__).resolve().parents[2])
@@ -129,9 +131,8 @@ def resolve_paths(
     def pick(option: str | None, env_name: str, default: Path) -> Path:
         if option:
             return Path(option).expanduser().resolve()
-        value = os.environ.get(env_name)
-        if value:
-            path = Path(value).expanduser()
+        path = settings.value(env_name)
+        if path:
             return path.resolve() if path.is_absolute() else (root / path).resolve()
         return (root / default).resolve()
 

@@ -62,6 +62,7 @@ from functools import cache
 from pathlib import Path
 from types import ModuleType
 
+from agent_eval import settings
 from agent_eval.project import find_project_dir
 
 REGISTRY_SEED = Path("seeds") / "registry" / "agents.csv"
@@ -129,7 +130,8 @@ def registry_path(project_dir: Path | None = None) -> Path:
 
 
 def project_dir_in_use() -> Path:
-    return _project_dir(os.environ.get("AGENT_EVAL_PROJECT"), os.getcwd())
+    given = settings.value("AGENT_EVAL_PROJECT")
+    return _project_dir(str(given) if given else None, os.getcwd())
 
 
 @cache

@@ -10,6 +10,4 @@ from agent_eval.ingest import load_headers
 
 
 def model(dbt, session):
-    return load_headers(
-        dbt, session, "every_eval_ever_aggregate", dbt.ref("raw_drop_files"), dbt.config.get("drops_dir")
-    )
+    return load_headers(dbt, session, "every_eval_ever_aggregate", dbt.ref("raw_drop_files"))

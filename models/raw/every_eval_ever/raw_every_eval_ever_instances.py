@@ -11,6 +11,4 @@ from agent_eval.ingest import load_records
 
 
 def model(dbt, session):
-    return load_records(
-        dbt, session, "every_eval_ever_aggregate", dbt.ref("raw_drop_files"), dbt.config.get("drops_dir")
-    )
+    return load_records(dbt, session, "every_eval_ever_aggregate", dbt.ref("raw_drop_files"))

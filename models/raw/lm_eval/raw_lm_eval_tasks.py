@@ -10,6 +10,4 @@ from agent_eval.ingest import load_records
 
 
 def model(dbt, session):
-    return load_records(
-        dbt, session, "lm_eval_results", dbt.ref("raw_drop_files"), dbt.config.get("drops_dir")
-    )
+    return load_records(dbt, session, "lm_eval_results", dbt.ref("raw_drop_files"))

@@ -8,6 +8,4 @@ from agent_eval.ingest import load_headers
 
 
 def model(dbt, session):
-    return load_headers(
-        dbt, session, "openai_evals_record", dbt.ref("raw_drop_files"), dbt.config.get("drops_dir")
-    )
+    return load_headers(dbt, session, "openai_evals_record", dbt.ref("raw_drop_files"))

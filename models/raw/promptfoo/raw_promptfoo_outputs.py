@@ -9,6 +9,4 @@ from agent_eval.ingest import load_headers
 
 
 def model(dbt, session):
-    return load_headers(
-        dbt, session, "promptfoo_output", dbt.ref("raw_drop_files"), dbt.config.get("drops_dir")
-    )
+    return load_headers(dbt, session, "promptfoo_output", dbt.ref("raw_drop_files"))

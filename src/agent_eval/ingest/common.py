@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from datetime import UTC, date, datetime
 from pathlib import Path
+
+from agent_eval import settings
 
 
 class RejectedFile(Exception):
@@ -46,12 +47,13 @@ def is_drop_date(name: str) -> bool:
     return True
 
 
-def resolve_drops_dir(drops_dir: str | Path | None) -> Path:
-    """The drops folder: the dbt var ``drops_dir`` when set, else
-    $AGENT_EVAL_DROPS, else ``data/drops``; relative to the directory dbt
-    runs in. Read when the loader runs, not when dbt parses the project, so
-    a new drops folder never invalidates dbt's saved parse state."""
-    chosen = str(drops_dir or "") or os.environ.get("AGENT_EVAL_DROPS") or "data/drops"
+def resolve_drops_dir(drops_dir: str | Path | None = None) -> Path:
+    """The drops folder: ``drops_dir`` when given, else $AGENT_EVAL_DROPS
+    (which `agent-eval` sets for dbt), else ``data/drops``; relative to the
+    directory dbt runs in. Read when the loader runs, not when dbt parses
+    the project (not a dbt var), so a new drops folder never invalidates
+    dbt's saved parse state."""
+    chosen = drops_dir or settings.value("AGENT_EVAL_DROPS") or "data/drops"
     return Path(chosen).expanduser().resolve()
 
 
@@ -71,14 +73,7 @@ OVERSIZED_TEXT_KEPT = 2000
 
 
 def max_record_mb() -> float:
-    value = os.environ.get(MAX_RECORD_ENV, "").strip()
-    try:
-        mb = float(value) if value else DEFAULT_MAX_RECORD_MB
-    except ValueError:
-        raise ValueError(f"{MAX_RECORD_ENV}={value!r} is not a number of MB") from None
-    if not mb > 0:
-        raise ValueError(f"{MAX_RECORD_ENV}={value!r} must be a positive number of MB")
-    return mb
+    return settings.value(MAX_RECORD_ENV) or DEFAULT_MAX_RECORD_MB
 
 
 def max_record_bytes() -> int:

@@ -196,8 +196,8 @@ def manifest_rows(
     root = resolve_drops_dir(drops_dir)
     if not root.is_dir():
         raise FileNotFoundError(
-            f"drops_dir {root} does not exist: set AGENT_EVAL_DROPS or "
-            "--vars '{drops_dir: <folder>}' to the folder holding <YYYY-MM-DD>/ drops"
+            f"drops_dir {root} does not exist: set AGENT_EVAL_DROPS (or `agent-eval build --drops`) "
+            "to the folder holding <YYYY-MM-DD>/ drops"
         )
     with contextlib.ExitStack() as stack:
         if landing is None:

@@ -48,18 +48,19 @@ def pending_files(dbt: Any, session: Any, kind_name: str, drop_files: Any) -> li
     return [PendingFile(*row) for row in loaded if (row[0], row[1]) not in done]
 
 
-def load_records(dbt: Any, session: Any, kind_name: str, drop_files: Any, drops_dir: str | None) -> Any:
+def load_records(dbt: Any, session: Any, kind_name: str, drop_files: Any, drops_dir: str | None = None) -> Any:
     """The one entry point of the record loader models
     (``models/raw/<agent>/raw_*.py``): every record of every new loaded
     version of ``kind_name``'s files, to append to raw history, from what
     the manifest step landed (``load_pending``). The model passes
-    ``dbt.ref(...)`` and ``dbt.config.get("drops_dir")`` itself: dbt finds
-    a Python model's inputs and configuration in its own source."""
+    ``dbt.ref("raw_drop_files")`` itself: dbt finds a Python model's inputs
+    in its own source. The drops folder (read again only for a version
+    whose landing is gone) is ``drops_dir``, else ``resolve_drops_dir``'s."""
     pending = pending_files(dbt, session, kind_name, drop_files)
     return load_pending(session, kind_name, drops_dir or "", pending, landing_root(session))
 
 
-def load_headers(dbt: Any, session: Any, kind_name: str, drop_files: Any, drops_dir: str | None) -> pa.Table:
+def load_headers(dbt: Any, session: Any, kind_name: str, drop_files: Any, drops_dir: str | None = None) -> pa.Table:
     """As ``load_records``, for the document-level fields of a JSON kind
     (one row per file version: ``headers_table``)."""
     pending = pending_files(dbt, session, kind_name, drop_files)

@@ -22,7 +22,6 @@ computes a score. The steps:
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -34,7 +33,7 @@ from typing import Any
 
 import duckdb
 
-from agent_eval import runner, schemas
+from agent_eval import runner, schemas, settings
 from agent_eval.agents.engagement import evaluate_plan
 from agent_eval.db import rows
 from agent_eval.project import Paths
@@ -86,9 +85,9 @@ def workspace_root(start: Path | None = None) -> Path:
 def default_dir(env_name: str, default: Path, root: Path | None = None) -> Path:
     """$env_name (relative to the working directory), else ``default`` under
     the workspace root."""
-    value = os.environ.get(env_name)
+    value = settings.value(env_name)
     if value:
-        return Path(value).expanduser().resolve()
+        return value.resolve()
     return ((root or workspace_root()) / default).resolve()
 
 

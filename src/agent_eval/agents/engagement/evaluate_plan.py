@@ -64,7 +64,7 @@ from typing import Any
 
 import duckdb
 
-from agent_eval import runner
+from agent_eval import runner, settings
 from agent_eval.project import Paths
 
 PLAN_FORMAT = 1
@@ -101,9 +101,9 @@ class PlanError(Exception):
 
 
 def cache_root() -> Path:
-    env = os.environ.get("AGENT_EVAL_CACHE")
+    env = settings.value("AGENT_EVAL_CACHE")
     if env:
-        return Path(env).expanduser().resolve()
+        return env.resolve()
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
     return (base / "agent-eval" / "evaluate").resolve()
@@ -525,8 +525,7 @@ _TRAILING = re.compile(r"[\s;]+\Z")
 
 def loader_environment(db_path: Path, drops_dir: Path) -> dict[str, str]:
     """What dbt's environment tells the loaders (project.Paths.dbt_env): the
-    drops folder (read by agent_eval.ingest when the var is not set) and the
-    warehouse."""
+    drops folder (read through agent_eval.settings) and the warehouse."""
     return {"AGENT_EVAL_DROPS": str(drops_dir), "AGENT_EVAL_DB": str(db_path)}
 
 

@@ -21,7 +21,6 @@ item keeps its rule score and is tried again by the next run. Items run
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 import sys
@@ -37,7 +36,7 @@ from typing import Any
 import duckdb
 import openai
 
-from agent_eval import db
+from agent_eval import db, settings
 
 PROMPT_VERSION = "summary-judge-v1"
 ENV_BASE_URL = "AGENT_EVAL_JUDGE_BASE_URL"
@@ -109,35 +108,26 @@ class JudgeConfig:
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> JudgeConfig | None:
         """The configuration from the environment, or None when not configured."""
-        env = os.environ if env is None else env
-        base_url = env.get(ENV_BASE_URL, "").strip()
-        model = env.get(ENV_MODEL, "").strip()
+        base_url = settings.value(ENV_BASE_URL, env)
+        model = settings.value(ENV_MODEL, env)
         if not base_url:
             return None
         if not model:
             raise ValueError(f"{ENV_BASE_URL} is set but {ENV_MODEL} is not: name the model to call")
 
-        def number(name: str, default: float | None, cast: Callable[[str], float], low: float) -> Any:
-            text = env.get(name, "").strip()
-            if not text:
-                return default
-            try:
-                value = cast(text)
-            except ValueError:
-                raise ValueError(f"{name}={text!r} is not a number") from None
-            if value < low:
-                raise ValueError(f"{name}={text!r} must be at least {low:g}")
-            return value
+        def number(name: str, default: float | None) -> Any:
+            given = settings.value(name, env)
+            return default if given is None else given
 
         return cls(
             base_url,
             model,
-            env.get(ENV_API_KEY) or None,
-            timeout_sec=number(ENV_TIMEOUT, DEFAULT_TIMEOUT_SEC, float, 0.001),
-            max_attempts=number(ENV_MAX_ATTEMPTS, DEFAULT_MAX_ATTEMPTS, int, 1),
-            concurrency=number(ENV_CONCURRENCY, DEFAULT_CONCURRENCY, int, 1),
-            max_items=number(ENV_MAX_ITEMS, None, int, 0),
-            backoff_sec=number(ENV_BACKOFF, DEFAULT_BACKOFF_SEC, float, 0.0),
+            settings.value(ENV_API_KEY, env),
+            timeout_sec=number(ENV_TIMEOUT, DEFAULT_TIMEOUT_SEC),
+            max_attempts=number(ENV_MAX_ATTEMPTS, DEFAULT_MAX_ATTEMPTS),
+            concurrency=number(ENV_CONCURRENCY, DEFAULT_CONCURRENCY),
+            max_items=number(ENV_MAX_ITEMS, None),
+            backoff_sec=number(ENV_BACKOFF, DEFAULT_BACKOFF_SEC),
         )
 
 
