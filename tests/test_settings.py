@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_eval import cli, judge, settings
+from agent_eval import cli, settings
+from agent_eval.agents.summary import judge
 
 ROOT = Path(__file__).resolve().parents[1]
 
