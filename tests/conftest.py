@@ -41,6 +41,8 @@ PARSE_STATE = (
 class Warehouse:
     """A drops folder, a DuckDB file and a reports folder under tmp_path."""
 
+    exit_code: int | None = None  # of the shared build it copies (demo_warehouse)
+
     def __init__(self, root: Path) -> None:
         self.root = root
         self.paths = Paths(
@@ -78,11 +80,16 @@ class Warehouse:
         source = SAMPLE_DROPS if name == "samples" else FIXTURES / name
         shutil.copytree(source, self.drops, dirs_exist_ok=True)
 
-    def build(self, *, full_refresh: bool = False, reports: bool = False, data_tests: bool = True) -> int:
-        """cmd_build without dbt unit tests; ``data_tests=False`` also leaves
-        the data tests out (for builds that check loading, not the tests:
-        about half of a build's time is its ~500 data tests)."""
-        code = cli.cmd_build(self.paths, full_refresh=full_refresh, reports=reports, data_tests=data_tests)
+    def build(
+        self, *, full_refresh: bool = False, reports: bool = False, data_tests: bool = True, unit_tests: bool = False
+    ) -> int:
+        """cmd_build, without dbt unit tests unless ``unit_tests``;
+        ``data_tests=False`` also leaves the data tests out (for builds that
+        check loading, not the tests: about half of a build's time is its
+        ~500 data tests)."""
+        code = cli.cmd_build(
+            self.paths, full_refresh=full_refresh, reports=reports, data_tests=data_tests, unit_tests=unit_tests
+        )
         save_parse_state(self.paths)
         return code
 
@@ -102,9 +109,13 @@ class Snapshot:
     data tests and reports), shared by every test that starts from that
     state: a test copies it instead of paying the same first build again.
     xdist workers share it through a file lock; the first to need it builds
-    it, with the code under test, in this session."""
+    it, with the code under test, in this session. The demo warehouse (the
+    sample drops alone, ``DEMO``) also runs the dbt unit tests, as
+    `agent-eval build --unit-tests` does: one build serves the tests of the
+    unit tests and every reader of the samples."""
 
     EXIT_CODE = "exit_code"
+    DEMO = ("samples",)
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -128,7 +139,7 @@ class Snapshot:
                 wh = Warehouse(folder)
                 for name in fixtures:
                     wh.add_fixture(name)
-                code = wh.build(reports=True)
+                code = wh.build(reports=True, unit_tests=fixtures == cls.DEMO)
                 (folder / cls.EXIT_CODE).write_text(str(code))
         return cls(folder)
 
@@ -147,6 +158,7 @@ FAST_MODULES = {
     "test_ingest",
     "test_install",
     "test_report",
+    "test_suite_cost",
     "test_suspects",
 }
 
@@ -286,6 +298,37 @@ def module_built(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., tupl
         return Warehouse.copy_of(snapshot, tmp_path_factory.mktemp("built")), snapshot.exit_code
 
     return make
+
+
+def file_state(path: Path) -> tuple[int, int]:
+    stat = path.stat()
+    return stat.st_size, stat.st_mtime_ns
+
+
+@pytest.fixture(scope="session")
+def demo_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Warehouse]:
+    """The bundled sample drops (`agent-eval demo`'s data), built once per
+    session with data tests and reports, shared by every test and both
+    workers, and read in place: ``.query``/``.dicts`` and the published file
+    open read-only; its reports are files to read. A test that builds on it,
+    renders into it or writes it otherwise takes ``demo_warehouse_copy``.
+    The session fails if its DuckDB files changed (a test wrote them)."""
+    snapshot = Snapshot.of(tmp_path_factory, Snapshot.DEMO)
+    wh = Warehouse(snapshot.root)
+    wh.exit_code = snapshot.exit_code
+    files = [wh.paths.db_path, wh.paths.published_db]
+    before = [file_state(path) for path in files]
+    yield wh
+    assert [file_state(path) for path in files] == before, "a test wrote the shared demo_warehouse"
+
+
+@pytest.fixture
+def demo_warehouse_copy(demo_warehouse: Warehouse, tmp_path: Path) -> Warehouse:
+    """A test's own copy of ``demo_warehouse`` (a file copy, no dbt), to
+    build on or write; ``.exit_code`` is the shared build's."""
+    wh = Warehouse.copy_of(Snapshot(demo_warehouse.root), tmp_path / "demo")
+    wh.exit_code = demo_warehouse.exit_code
+    return wh
 
 
 @pytest.fixture(scope="module")

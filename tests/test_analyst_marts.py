@@ -13,9 +13,8 @@ SUMMARY_METRICS = ("summary_accuracy", "summary_risk_coverage", "summary_non_def
 
 
 @pytest.fixture(scope="module")
-def published(module_built: Any) -> duckdb.DuckDBPyConnection:
-    wh, _ = module_built("samples")
-    con = duckdb.connect(str(wh.paths.published_db), read_only=True)
+def published(demo_warehouse: Any) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect(str(demo_warehouse.paths.published_db), read_only=True)
     yield con
     con.close()
 

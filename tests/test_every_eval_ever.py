@@ -476,10 +476,10 @@ def published(wh: Warehouse, sql: str, params: list[Any] | None = None) -> list[
 
 
 @pytest.fixture(scope="module")
-def round_trip(module_built, tmp_path_factory):
+def round_trip(demo_warehouse, tmp_path_factory):
     """The bundled sample warehouse exported as Every Eval Ever files, each
     dropped on its set's own night into a new warehouse, and built."""
-    first, code = module_built("samples")
+    first, code = demo_warehouse, demo_warehouse.exit_code
     assert first.paths.published_db.exists(), f"the sample build published nothing (exit {code})"
     out = tmp_path_factory.mktemp("exported")
     command = ["export", "--format", "every-eval-ever", "--db", str(first.paths.db_path)]

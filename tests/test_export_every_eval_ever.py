@@ -60,8 +60,8 @@ def export_command(wh: Any, out: Path, *sets: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def exported(module_built: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    wh, code = module_built("samples")
+def exported(demo_warehouse: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    wh, code = demo_warehouse, demo_warehouse.exit_code
     assert wh.paths.published_db.exists(), f"the sample build published nothing (exit {code})"
     sets = {
         agent: published(

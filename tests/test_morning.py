@@ -103,15 +103,14 @@ def reason_label(code: str) -> str:
         return {row["reason_code"]: row["label_ko"] for row in csv.DictReader(seed)}[code]
 
 
-def test_the_demo_morning_page_names_each_rejected_delivery_in_its_agents_section(module_built):
+def test_the_demo_morning_page_names_each_rejected_delivery_in_its_agents_section(demo_warehouse):
     """The demo's night 2026-11-02 delivers three files that are rejected
     whole (data/drops): the summary dataset, whose second test case has no
     contexts (read from the file here), an engagement expected.json with no
     metric, and a resume CSV without the Raw JSON column. Each is a
     "거부됨" line in its agent's section, with the reason's label, code and
     message and the table that holds it."""
-    wh, _ = module_built("samples")
-    page = (wh.paths.reports_dir / "morning" / "2026-11-02.md").read_text(encoding="utf-8")
+    page = (demo_warehouse.paths.reports_dir / "morning" / "2026-11-02.md").read_text(encoding="utf-8")
     dataset = json.loads((SAMPLE_DROPS / "2026-11-02" / "summary_broken_export.json").read_text(encoding="utf-8"))
     assert "contexts" in dataset["test_cases"][0] and "contexts" not in dataset["test_cases"][1]
     expected = {
@@ -140,13 +139,12 @@ def test_the_demo_morning_page_names_each_rejected_delivery_in_its_agents_sectio
     assert len(agent_section(page, "보험 요약 (summary)")) == 1
 
 
-def test_a_figure_without_clusters_prints_no_cluster_count(module_built):
+def test_a_figure_without_clusters_prints_no_cluster_count(demo_warehouse):
     """A figure the tool reported with no items behind it (the demo's Every
     Eval Ever SimpleQA aggregate: no instance file, so no cluster) has no
     interval and nothing to count: the page prints the figure alone, not
     "클러스터 None개"; a figure of few clusters still says how many."""
-    wh, _ = module_built("samples")
-    page = (wh.paths.reports_dir / "morning" / "2026-11-02.md").read_text(encoding="utf-8")
+    page = (demo_warehouse.paths.reports_dir / "morning" / "2026-11-02.md").read_text(encoding="utf-8")
     assert "SimpleQA" in page
     assert "클러스터 None" not in page
     assert re.search(r"\(클러스터 [1-4]개: 구간 생략\)", page)

@@ -108,10 +108,8 @@ def test_an_expectation_file_over_the_record_limit_is_rejected_naming_the_limit(
     assert state == [("no_expected",)]
 
 
-def test_withdrawing_a_date_removes_its_morning_page_and_the_page_follows_the_newest_date(tmp_path):
-    wh = Warehouse(tmp_path)
-    wh.add_fixture("samples")
-    wh.build(reports=True, data_tests=False)
+def test_withdrawing_a_date_removes_its_morning_page_and_the_page_follows_the_newest_date(demo_warehouse_copy):
+    wh = demo_warehouse_copy  # the sample drops, built with reports
     morning = wh.paths.reports_dir / "morning"
     assert (morning / "2026-11-02.md").is_file() and list(morning.glob("2026-11-02.*.png"))
     outcome = withdraw.record(wh.paths.db_path, "2026-11-02", reason="a test night")

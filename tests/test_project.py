@@ -17,18 +17,10 @@ from conftest import PROJECT_DIR, SAMPLE_DROPS, Warehouse, reads_recorded
 
 
 @pytest.fixture(scope="module")
-def sample_build(tmp_path_factory) -> Warehouse:
-    wh = Warehouse(tmp_path_factory.mktemp("sample"))
-    wh.paths = wh.paths.__class__(
-        project_dir=wh.paths.project_dir,
-        db_path=wh.paths.db_path,
-        drops_dir=SAMPLE_DROPS,
-        reports_dir=wh.paths.reports_dir,
-        dbt_work_dir=wh.paths.dbt_work_dir,
-    )
-    code = cli.cmd_build(wh.paths, unit_tests=True, reports=True)
-    assert code == cli.EXIT_REJECTED  # the sample's deliberate bad input
-    return wh
+def sample_build(demo_warehouse) -> Warehouse:
+    """The sample drops built with the unit tests and reports (read only)."""
+    assert demo_warehouse.exit_code == cli.EXIT_REJECTED  # the sample's deliberate bad input
+    return demo_warehouse
 
 
 def test_sample_build_runs_unit_tests_and_reports_every_set(sample_build):
@@ -155,7 +147,8 @@ def test_latency_percentiles_equal_duckdbs_quantile_cont(sample_build):
             assert got == pytest.approx(ref["q"], rel=1e-12, abs=1e-12), ref
 
 
-def test_docs_generate(sample_build, capfd):
+def test_docs_generate(demo_warehouse_copy, capfd):
+    sample_build = demo_warehouse_copy  # dbt writes its target/ and opens the file
     capfd.readouterr()
     runner.run_dbt(sample_build.paths, ["docs", "generate", "--project-dir", str(PROJECT_DIR)])
     # the sample's rejected input is a verdict of builds (assert_no_rejected_input

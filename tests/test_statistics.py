@@ -26,9 +26,8 @@ REL = 1e-6
 
 
 @pytest.fixture(scope="module")
-def published(module_built: Any) -> duckdb.DuckDBPyConnection:
-    wh, _ = module_built("samples")
-    con = duckdb.connect(str(wh.paths.published_db), read_only=True)
+def published(demo_warehouse: Any) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect(str(demo_warehouse.paths.published_db), read_only=True)
     yield con
     con.close()
 
@@ -234,16 +233,15 @@ def test_an_imported_scorers_history_interval_is_its_set_marts(published, tool):
     assert compared, f"{tool}: no history metric with its set mart's interval"
 
 
-def test_few_clusters_are_flagged_and_the_pages_say_so(published, module_built):
+def test_few_clusters_are_flagged_and_the_pages_say_so(published, demo_warehouse):
     rows = published.execute("select n_clusters, is_few_clusters from marts.history_set_metrics").fetchall()
     assert all(few == (n is None or n < 5) for n, few in rows)
     assert any(few for _, few in rows) and not all(few for _, few in rows)
-    wh, _ = module_built("samples")
     [(set_id,)] = published.execute(
         "select set_id from marts.history_set_metrics where is_few_clusters and n_clusters > 1 and is_latest "
         "and agent = 'recruit_agent' limit 1"
     ).fetchall()
-    page = create_app(wh.paths.published_db).test_client().get("/set", query_string={"id": set_id})
+    page = create_app(demo_warehouse.paths.published_db).test_client().get("/set", query_string={"id": set_id})
     assert page.status_code == 200
     assert "too few clusters" in page.get_data(as_text=True)
 
