@@ -31,18 +31,37 @@ import json
 import math
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_eval.ingest.common import RejectedFile, clipped
 from agent_eval.ingest.json_stream import JsonStream
 from agent_eval.ingest.records import Record
 
+if TYPE_CHECKING:
+    import pyarrow as pa
+
 KNOWN_VERSIONS = (2, 3)
 
 
-def read_output(path: Path) -> tuple[dict[str, Any], Iterator[Record]]:
+def read_output(path: Path) -> tuple[dict[str, Any], Iterator[Record] | pa.Table]:
     """The output's header (completed once the records are read) and its
-    result records."""
+    result records: landed by DuckDB's JSON reader (``sql_reader``, the
+    records as this module makes them), else read here one at a time."""
+    import duckdb
+
+    from agent_eval.agents.promptfoo import sql_reader
+
+    try:
+        landed = sql_reader.read_jsonl(path) if path.suffix == ".jsonl" else sql_reader.read_json(path)
+    except duckdb.Error:
+        landed = None  # what DuckDB cannot read, Python reads (and says why not)
+    if landed is not None:
+        return landed
+    return read_output_in_python(path)
+
+
+def read_output_in_python(path: Path) -> tuple[dict[str, Any], Iterator[Record]]:
+    """``read_output`` by Python's decoder alone, one result at a time."""
     if path.suffix == ".jsonl":
         return _read_jsonl(path)
     return _read_json(path)
