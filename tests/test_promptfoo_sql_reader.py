@@ -10,6 +10,7 @@ import copy
 import json
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 from agent_eval.agents.promptfoo import reader, sql_reader
@@ -155,3 +156,12 @@ def test_a_clean_output_is_landed_by_sql_without_python_decoding_a_result(tmp_pa
     header, table = reader.read_output(path)
     assert table.num_rows == len(want[1]) == 40
     assert header == want[0]
+
+
+def test_an_output_over_the_size_limit_is_streamed_by_the_python_reader(tmp_path, monkeypatch):
+    path = tmp_path / "large.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in _results()), encoding="utf-8")
+    monkeypatch.setattr(sql_reader, "MAX_BYTES", path.stat().st_size - 1)
+    _, records = reader.read_output(path)
+    assert not isinstance(records, pa.Table)
+    assert len(list(records)) == 40

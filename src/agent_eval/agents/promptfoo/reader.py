@@ -9,7 +9,10 @@ one (prompt, provider, test, repeat): ``promptIdx`` names its column (a
 prompt x provider pair, ``results.prompts[promptIdx]``), ``testIdx`` its
 row (each repeat has its own).
 
-The JSON file is read as a stream (agent_eval.ingest.json_stream): the
+An output up to ``sql_reader.MAX_BYTES`` is read by DuckDB
+(``sql_reader``), which leaves to this module the results SQL does not
+take and every file it would read otherwise; what lands is what this
+module makes of it. Otherwise the JSON file is read as a stream (agent_eval.ingest.json_stream): the
 results array one element at a time (promptfoo's own users run out of memory loading large outputs
 whole), everything else as it comes. The header (the columns' metrics,
 the stats, the metadata) is completed when the records have been read:
@@ -51,9 +54,11 @@ def read_output(path: Path) -> tuple[dict[str, Any], Iterator[Record] | pa.Table
 
     from agent_eval.agents.promptfoo import sql_reader
 
+    landed = None
     try:
-        landed = sql_reader.read_jsonl(path) if path.suffix == ".jsonl" else sql_reader.read_json(path)
-    except duckdb.Error:
+        if path.stat().st_size <= sql_reader.MAX_BYTES:
+            landed = sql_reader.read_jsonl(path) if path.suffix == ".jsonl" else sql_reader.read_json(path)
+    except (duckdb.Error, OSError):
         landed = None  # what DuckDB cannot read, Python reads (and says why not)
     if landed is not None:
         return landed

@@ -4,8 +4,8 @@ every file SQL could read differently from Python's decoder) by the Python
 reader (agent_eval.agents.promptfoo.reader), result by result or whole.
 
 Python's decoder defines what a result is: the records are those of the
-Python reader, row for row (docs/promptfoo-outputs.md, "How an output is
-read"). DuckDB parses the file: a ``.jsonl`` output's lines
+Python reader, row for row (docs/promptfoo-outputs.md, "How the warehouse
+reads them"). DuckDB parses the file: a ``.jsonl`` output's lines
 (``read_text`` split at line feeds), a ``.json`` output's results array
 (``results.results`` unnested) and the few header members. A result is
 taken by SQL when its fields are of the types the warehouse scores (an
@@ -20,7 +20,8 @@ included.
 The whole file is left to the Python reader when DuckDB's reader accepts
 text that Python's refuses or reads otherwise: a bare NaN / Infinity token
 (any case) or a trailing comma (both accepted by DuckDB), a \\u escape of
-a surrogate, a carriage return (Python reads it as a line end), a result
+a surrogate, an exponent of three digits (infinity to Python), a carriage
+return (Python reads it as a line end), a result
 without an integer promptIdx (version 2: its columns are numbered as they
 appear), a header member given twice, a document that is not an object
 with a results object, and any file DuckDB cannot read (not UTF-8,
@@ -51,6 +52,11 @@ from agent_eval.ingest.records import Record
 # surrogate, an exponent of three digits, a carriage return): the whole
 # file is the Python reader's
 PYTHON_ONLY = r"(?i)[:\[,]\s*[-+]?(nan|inf)|,\s*[}\]]|\\u[d][89a-f]|[:\[,]\s*-?[0-9.]+e[-+]?\d{3}|\r"
+
+# DuckDB's reading holds the file, its results and their records in memory
+# at once (several times the file): a larger output is streamed by the Python
+# reader, whose memory follows one result
+MAX_BYTES = 160 * 2**20
 
 _INTEGER = "('UBIGINT', 'BIGINT')"
 _NUMBER = "('UBIGINT', 'BIGINT', 'DOUBLE')"
