@@ -12,7 +12,7 @@ taken by SQL when its fields are of the types the warehouse scores (an
 object, integer promptIdx and testIdx, boolean success, finite score and
 cost, assertions that are objects with a finite score and a text value,
 a text output) and it is the first of its promptIdx and testIdx: its
-record is built by ``json_object``. Any other line or element (not
+record is written in SQL. Any other line or element (not
 JSON, not an object, a duplicate, an invalid score...) is decoded by
 Python and becomes the reader's record, the rejection and its reason
 included.
@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +90,21 @@ def _finite(j: str) -> str:
 
 def _object(j: str) -> str:
     return f"coalesce(json_type({j}) = 'OBJECT', false)"
+
+
+def _obj(members: Iterable[tuple[str, str]]) -> str:
+    """A JSON object of JSON values, as text: written by concatenation, as
+    ``json_object`` would write it, without parsing each value again."""
+    parts = [
+        f"'{'{' if i == 0 else ','}\"{key}\":' || coalesce(({value})::varchar, 'null')"
+        for i, (key, value) in enumerate(members)
+    ]
+    return "(" + " || ".join(parts) + " || '}')"
+
+
+def _array(element: str) -> str:
+    """The JSON array of ``element`` (of ``c``) over ``comps``, as text."""
+    return f"('[' || array_to_string(list_transform(comps, lambda c: ({element})::varchar), ',') || ']')"
 
 
 # the members of a result the records read, extracted in one parse each:
@@ -144,48 +160,75 @@ def _records_sql(source: str) -> str:
         whens = " ".join(f"when {_truthy(v)} then {v}" for v in values[:-1])
         return f"case {whens} else {values[-1]} end"
 
-    def tokens(prefix: str) -> str:
-        return "json_object(" + ", ".join(f"'{k}', {m[f'{prefix}.{k}']}" for k in _TOKENS) + ")"
-
     usage = f"coalesce(json_type({m['tokenUsage']}) = 'OBJECT', false)"
-    response_tokens = (
-        "json_object("
-        + ", ".join(
-            f"'{k}', case when {usage} then {m[f'tokenUsage.{k}']} else {m[f'response.tokenUsage.{k}']} end"
-            for k in _TOKENS
-        )
-        + ")"
+    response_tokens = _obj(
+        (k, f"case when {usage} then {m[f'tokenUsage.{k}']} else {m[f'response.tokenUsage.{k}']} end") for k in _TOKENS
     )
-    grader_tokens = (
-        "json_object("
-        + ", ".join(
-            f"'{k}', case when {usage} then {m[f'tokenUsage.assertions.{k}']}"
-            f" else {m[f'gradingResult.tokensUsed.{k}']} end"
-            for k in _TOKENS
-        )
-        + ")"
+    grader_tokens = _obj(
+        (k, f"case when {usage} then {m[f'tokenUsage.assertions.{k}']} else {m[f'gradingResult.tokensUsed.{k}']} end")
+        for k in _TOKENS
     )
     component_ok = (
         "c is not null"
         f" and ({_absent(c['score'])} or {_finite(c['score'])})"
         f" and coalesce(json_type({c['assertion.value']}), 'NULL') in ('NULL', 'VARCHAR')"
     )
-    component = (
-        f"json_object('type', {c['assertion.type']}, 'metric', {c['assertion.metric']},"
-        f" 'value', {c['assertion.value']}, 'pass', {c['pass']}, 'score', {c['score']}, 'reason', {c['reason']})"
+    component = _obj(
+        (k, c[path])
+        for k, path in (
+            ("type", "assertion.type"),
+            ("metric", "assertion.metric"),
+            ("value", "assertion.value"),
+            ("pass", "pass"),
+            ("score", "score"),
+            ("reason", "reason"),
+        )
     )
     test_case_ok = f"({_absent(m['testCase'])} or {_object(m['testCase'])})"
     in_case = f"{_object(m['testCase'])}"
     asserts = (
         f"case when {in_case} and not {_absent(m['testCase.assert'])} then {m['testCase.assert']}"
         " when len(comps) > 0"
-        " then to_json(list_transform(comps, lambda c: coalesce(c[7], 'null'::json)))"
+        f" then {_array('coalesce(c[7], ' + chr(39) + 'null' + chr(39) + ')')}"
         " end"
     )
     identity_vars = (
         f"case when {in_case} and {m['testCase.vars']} is not null then {m['testCase.vars']} else {m['vars']} end"
     )
     provider = m["provider"]
+    prompt_label = " ".join(
+        f"when {_truthy(v)} then {v}" for v in (m["prompt.label"], m["prompt.display"], m["prompt.raw"])
+    )
+    record = _obj(
+        [
+            # first, as null: the test key replaces it (_LANDED)
+            ("test_key", "null"),
+            ("column", m["promptIdx"]),
+            ("row", m["testIdx"]),
+            (
+                "provider",
+                f"case json_type({provider}) when 'VARCHAR' then {provider}"
+                f" when 'OBJECT' then {first_truthy(m['provider.label'], m['provider.id'])} end",
+            ),
+            ("provider_id", f"case when {_object(provider)} then {m['provider.id']} else {provider} end"),
+            ("prompt_label", f"case {prompt_label} end"),
+            ("input", m["prompt.raw"]),
+            ("description", m["testCase.description"]),
+            ("vars", f"case when not {_absent(m['vars'])} then {m['vars']} else {m['testCase.vars']} end"),
+            ("success", m["success"]),
+            ("score", m["score"]),
+            ("failure_reason", m["failureReason"]),
+            ("error", m["error"]),
+            ("output", m["response.output"]),
+            ("response_error", m["response.error"]),
+            ("latency_ms", m["latencyMs"]),
+            ("cost", m["cost"]),
+            ("tokens", response_tokens),
+            ("grader_tokens", grader_tokens),
+            ("named_scores", m["namedScores"]),
+            ("components", _array(component)),
+        ]
+    )
     return f"""
 with
 
@@ -227,33 +270,8 @@ final as (
         and coalesce(json_type({m["response.output"]}), 'NULL') in ('NULL', 'VARCHAR')
         and {test_case_ok}
         as fast,
-        json_object(
-            'test_key', null,
-            'column', {m["promptIdx"]},
-            'row', {m["testIdx"]},
-            'provider', case json_type({provider})
-                when 'VARCHAR' then {provider}
-                when 'OBJECT' then {first_truthy(m["provider.label"], m["provider.id"])}
-                end,
-            'provider_id', case when {_object(provider)} then {m["provider.id"]} else {provider} end,
-            'prompt_label', case {" ".join(f"when {_truthy(v)} then {v}" for v in (m["prompt.label"], m["prompt.display"], m["prompt.raw"]))} end,
-            'input', {m["prompt.raw"]},
-            'description', {m["testCase.description"]},
-            'vars', case when not {_absent(m["vars"])} then {m["vars"]} else {m["testCase.vars"]} end,
-            'success', {m["success"]},
-            'score', {m["score"]},
-            'failure_reason', {m["failureReason"]},
-            'error', {m["error"]},
-            'output', {m["response.output"]},
-            'response_error', {m["response.error"]},
-            'latency_ms', {m["latencyMs"]},
-            'cost', {m["cost"]},
-            'tokens', {response_tokens},
-            'grader_tokens', {grader_tokens},
-            'named_scores', {m["namedScores"]},
-            'components', coalesce(to_json(list_transform(comps, lambda c: {component})), '[]'::json)
-        ) as record,
-        json_object('vars', {identity_vars}, 'assert', {asserts}) as identity
+        {record} as record,
+        {_obj([("vars", identity_vars), ("assert", asserts)])} as identity
     from members
 )
 
@@ -264,7 +282,7 @@ select * from final
 def _keys(con: duckdb.DuckDBPyConnection) -> None:
     """The test key of each distinct identity (``reader.test_key``'s hash),
     as table ``identity_keys``."""
-    identities = [row[0] for row in con.sql("select distinct identity::varchar from records where fast").fetchall()]
+    identities = [row[0] for row in con.sql("select distinct identity from records where fast").fetchall()]
     keys = []
     for text in identities:
         identity = json.loads(text)
@@ -278,10 +296,10 @@ select
     records.n as line_number,
     null::varchar as reject_reason,
     null::varchar as raw_text,
-    -- the record's first member is its test key (json_object wrote null)
-    '{"test_key":"' || identity_keys.test_key || '"' || (records.record::varchar)[17:] as record_json
+    -- the record's first member is its test key (written null)
+    '{"test_key":"' || identity_keys.test_key || '"' || records.record[17:] as record_json
 from records
-join identity_keys on identity_keys.identity = records.identity::varchar
+join identity_keys on identity_keys.identity = records.identity
 where records.fast
 union all
 select line_number, reject_reason, raw_text, record_json from python_records
