@@ -3,9 +3,8 @@ promptfoo output version: append-only raw history, a result that cannot be
 used kept with its reason.
 
 The loader's one entry point (agent_eval.ingest.load_records) does the
-work; the kind's reader (agent_eval.agents.promptfoo.reader) has DuckDB's
-JSON reader build the results' records (sql_reader), Python decoding the
-results SQL does not take.
+work; the kind's reader (agent_eval.agents.promptfoo.reader) streams the
+output's results one at a time.
 """
 
 from agent_eval.ingest import load_records
