@@ -80,11 +80,8 @@ def record_batches(records: Iterable[Record], kind: DropKind) -> Iterator[pa.Rec
         yield pa.RecordBatch.from_pydict(columns, schema=schema)
 
 
-def records_table(records: Iterable[Record] | pa.Table, kind: DropKind) -> pa.Table:
-    """The exact parser's records in landed form, as one table (a reader
-    that landed them itself, with DuckDB, gives the table)."""
-    if isinstance(records, pa.Table):
-        return records
+def records_table(records: Iterable[Record], kind: DropKind) -> pa.Table:
+    """The exact parser's records in landed form, as one table."""
     return pa.Table.from_batches(list(record_batches(records, kind)), schema=records_schema(kind))
 
 

@@ -9,10 +9,7 @@ one (prompt, provider, test, repeat): ``promptIdx`` names its column (a
 prompt x provider pair, ``results.prompts[promptIdx]``), ``testIdx`` its
 row (each repeat has its own).
 
-An output up to ``sql_reader.MAX_BYTES`` is read by DuckDB
-(``sql_reader``), which leaves to this module the results SQL does not
-take and every file it would read otherwise; what lands is what this
-module makes of it. Otherwise the JSON file is read as a stream (agent_eval.ingest.json_stream): the
+The JSON file is read as a stream (agent_eval.ingest.json_stream): the
 results array one element at a time (promptfoo's own users run out of memory loading large outputs
 whole), everything else as it comes. The header (the columns' metrics,
 the stats, the metadata) is completed when the records have been read:
@@ -34,39 +31,18 @@ import json
 import math
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_eval.ingest.common import RejectedFile, clipped
 from agent_eval.ingest.json_stream import JsonStream
 from agent_eval.ingest.records import Record
 
-if TYPE_CHECKING:
-    import pyarrow as pa
-
 KNOWN_VERSIONS = (2, 3)
 
 
-def read_output(path: Path) -> tuple[dict[str, Any], Iterator[Record] | pa.Table]:
+def read_output(path: Path) -> tuple[dict[str, Any], Iterator[Record]]:
     """The output's header (completed once the records are read) and its
-    result records: landed by DuckDB's JSON reader (``sql_reader``, the
-    records as this module makes them), else read here one at a time."""
-    import duckdb
-
-    from agent_eval.agents.promptfoo import sql_reader
-
-    landed = None
-    try:
-        if path.stat().st_size <= sql_reader.MAX_BYTES:
-            landed = sql_reader.read_jsonl(path) if path.suffix == ".jsonl" else sql_reader.read_json(path)
-    except (duckdb.Error, OSError):
-        landed = None  # what DuckDB cannot read, Python reads (and says why not)
-    if landed is not None:
-        return landed
-    return read_output_in_python(path)
-
-
-def read_output_in_python(path: Path) -> tuple[dict[str, Any], Iterator[Record]]:
-    """``read_output`` by Python's decoder alone, one result at a time."""
+    result records."""
     if path.suffix == ".jsonl":
         return _read_jsonl(path)
     return _read_json(path)
