@@ -199,34 +199,22 @@
 {%- endmacro %}
 
 
-{% macro is_unbuilt_item_set(set_column='set_id', sha_column='file_sha256') -%}
-    {#- is_unbuilt_set over the sets of every agent that has items, as the
+{% macro unbuilt_item_sets(relation) -%}
+    {#- unbuilt(relation) over the sets of every agent that has items, as the
         agents define their sets (int_history__sets: a file, or a part of
         one, as a promptfoo output's provider and prompt; the version is
         the file's): the history's item marts build each such agent's new
-        sets, and no shared model names an agent. Such a mart deletes
-        replaced sets with delete_replaced_item_sets. -#}
+        sets, and no shared model names an agent. Such a mart is
+        set_incremental with sets_model int_history__sets (version
+        set_version, built as file_sha256). -#}
+    {#- the ref while dbt parses: the sets model is not upstream of the
+        marts' inputs, and the mart depends on it -#}
+    {%- set sets_model = ref('int_history__sets') -%}
     {%- set agents = item_agents() -%}
-    {%- if agents | length == 0 -%}
-        {#- no registry (a unit test): every set, as a first build -#}
-        {{ 'false' if is_incremental() else 'true' }}
-    {%- else -%}
-        {{ is_unbuilt_set(
-            set_column, sha_column,
-            version_column='set_version',
-            sets_model='int_history__sets',
-            built_version_column='file_sha256',
-            sets_where="agent in ('" ~ (agents | join("', '")) ~ "')"
-        ) }}
-    {%- endif -%}
-{%- endmacro %}
-
-
-{% macro delete_replaced_item_sets() -%}
-    {#- The pre-hook of the history's item marts: delete_replaced_sets over
-        the agents' own sets (int_history__sets), as is_unbuilt_item_set
-        reads them. -#}
-    {{ delete_replaced_sets('int_history__sets', 'set_version', 'file_sha256') }}
+    {{ unbuilt(
+        relation,
+        sets_where="agent in ('" ~ (agents | join("', '")) ~ "')" if agents else none
+    ) }}
 {%- endmacro %}
 
 

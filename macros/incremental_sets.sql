@@ -1,97 +1,152 @@
 {#-
-  Set-grained incremental models: a set is built only when its current
-  version is not yet in the model. Rows of versions that are no longer
-  current are deleted first (pre-hook), so a replaced file replaces its set.
-  By default a set is one file (int_sets__current, version file_sha256);
-  a model whose set spans several files passes its own current-sets model
-  and version column (e.g. engagement runs: int_engagement__runs_current,
-  run_sha256). The model must name that model in a `-- depends_on:` comment.
+  Set-grained incremental models (materialized='set_incremental'): a set is
+  built only when its current version is not yet in the model, and the rows
+  of versions that are no longer current (a replaced or withdrawn file) are
+  deleted by the materialization before the new sets are appended. The
+  model is a plain select; it names its set configuration and reads each
+  set-grained input through unbuilt():
 
-  The sets to build are computed when the model runs (run_query) and put in
-  the SQL as literals: a literal filter is pushed down to the table scans
-  (row groups of other sets are skipped by their statistics), a subquery is
-  not. So a nightly build reads the new sets only, whatever the history.
+      {{ config(materialized='set_incremental', kind='resume_agent') }}
+      with items as (
+          select * from {{ unbuilt(ref('resume_item_scores')) }}
+      ), ...
+
+  Configuration (all optional): `kind` (the sets of one input kind, column
+  kind of the sets model), `sets_model` (the model listing the current sets,
+  default int_sets__current: one set per file; e.g.
+  int_engagement__runs_current for engagement runs), `version_column` (the
+  version's name in sets_model, default file_sha256) and
+  `built_version_column` (its name in this model, default version_column).
+  The sets model must be upstream of the model (checked when it compiles).
+
+  The sets to build are computed when the model is compiled (run_query,
+  once per model) and put in the SQL as literals: a literal filter is pushed
+  down to the table scans (row groups of other sets are skipped by their
+  statistics), a subquery is not. So a nightly build reads the new sets
+  only, whatever the history.
 -#}
 
-{% macro delete_replaced_sets(
-    sets_model='int_sets__current',
-    version_column='file_sha256',
-    built_version_column=none
-) -%}
-    {#- `built_version_column`: the version's name in this model when it
-        differs from `version_column` (its name in `sets_model`). -#}
-    {%- if is_incremental() -%}
-        delete from {{ this }} as built
-        where not exists (
-            select 1
-            from {{ ref(sets_model) }} as cur
-            where
-                cur.set_id = built.set_id
-                and cur.{{ version_column }}
-                = built.{{ built_version_column or version_column }}
-        )
-    {%- else -%}
-        select 1
-    {%- endif -%}
+{% macro set_grain() -%}
+    {#- The set configuration of the model being compiled or run. -#}
+    {%- set version_column = config.get('version_column') or 'file_sha256' -%}
+    {{ return({
+        'kind': config.get('kind') or none,
+        'sets_model': config.get('sets_model') or 'int_sets__current',
+        'version_column': version_column,
+        'built_version_column': config.get('built_version_column') or version_column,
+    }) }}
 {%- endmacro %}
 
 
-{% macro unbuilt_sets(
-    kind=none,
-    sets_model='int_sets__current',
-    version_column='file_sha256',
-    built_where=none,
-    built_version_column=none,
-    sets_where=none
-) -%}
-    {#- The current (set_id, version) of `kind` (in `sets_model`) not yet
-        built by this model, as a list; none on a first build or
+{% macro sets_relation(sets_model) -%}
+    {#- The relation of `sets_model`, which must be upstream of this model:
+        found in the graph rather than by ref(), so the model needs no
+        `-- depends_on:` comment (its inputs already order the DAG). -#}
+    {%- set unique_id = 'model.' ~ project_name ~ '.' ~ sets_model -%}
+    {%- set node = graph.nodes.get(unique_id) -%}
+    {%- if node is none or not is_upstream(unique_id) -%}
+        {{ exceptions.raise_compiler_error(
+            model.name ~ ' reads its sets from ' ~ sets_model ~ ', which is not upstream of it:'
+            ~ ' ref() an input built from ' ~ sets_model
+        ) }}
+    {%- endif -%}
+    {{ return(api.Relation.create(
+        database=node.database, schema=node.schema, identifier=node.alias or node.name
+    )) }}
+{%- endmacro %}
+
+
+{% macro is_upstream(unique_id) -%}
+    {#- Whether `unique_id` is an ancestor of this model in dbt's graph. -#}
+    {%- set queue = model.depends_on.nodes | list -%}
+    {%- set seen = {} -%}
+    {%- for node_id in queue if node_id not in seen -%}
+        {%- do seen.update({node_id: true}) -%}
+        {%- if node_id in graph.nodes -%}
+            {%- do queue.extend(graph.nodes[node_id].depends_on.nodes) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return(unique_id in seen) }}
+{%- endmacro %}
+
+
+{% macro delete_replaced_sets() -%}
+    {#- The statement set_incremental runs before it appends: deletes the
+        rows of set versions that are no longer current in the sets model
+        (a replaced file's old version, a withdrawn file's). -#}
+    {%- set grain = set_grain() -%}
+    delete from {{ this }} as built
+    where not exists (
+        select 1
+        from {{ sets_relation(grain.sets_model) }} as cur
+        where
+            cur.set_id = built.set_id
+            and cur.{{ grain.version_column }} = built.{{ grain.built_version_column }}
+    )
+{%- endmacro %}
+
+
+{% macro unbuilt_sets(sets_where=none, built_where=none) -%}
+    {#- The current (set_id, version) of the model's sets (set_grain) not
+        yet built by this model, as a list; none on a first build or
         --full-refresh (every set). Built = rows of the version are in the
         model, or the model processed the version and it gave no row (the
-        ledger build_state.built_sets, written by the incremental
-        materialization: a set with no row is not rebuilt every night).
-        `built_where` limits which built rows count as built (e.g. rows
-        scored with the rules in force; the ledger is then not used). It is
-        computed when the model is compiled, i.e. before its pre-hooks run:
-        a pre-hook that deletes rows must be matched by `built_where`.
-        `sets_where` filters `sets_model` like `kind` (a condition on its
-        columns); `built_version_column` names the version in this model
-        when it differs from its name in `sets_model`. -#}
-    {%- if execute -%}
-        {#- one entry per call (a model may ask for several kinds), read by
-            record_built_sets after the model ran -#}
-        {%- set calls = graph.setdefault('agent_eval_set_models', {}) -%}
-        {%- if model.unique_id not in calls or calls[model.unique_id].get('compiled_by') != invocation_id -%}
-            {%- do calls.update({model.unique_id: {'compiled_by': invocation_id, 'calls': []}}) -%}
-        {%- endif -%}
-        {%- set info = {
-            'kind': kind,
-            'sets_where': sets_where,
-            'sets_model': ref(sets_model),
-            'version_column': version_column,
-            'built_version_column': built_version_column or version_column,
-            'use_ledger': built_where is none,
-            'sets': none,
-        } -%}
-        {%- do calls[model.unique_id]['calls'].append(info) -%}
-    {%- else -%}
-        {%- set info = {} -%}
+        ledger build_state.built_sets, written by the materialization: a set
+        with no row is not rebuilt every night). Asked once per model and
+        arguments, when the model is compiled (before the materialization
+        deletes replaced sets and runs pre-hooks).
+        `sets_where`: a further condition on the sets model's columns (as
+        kind). `built_where`: which built rows count as built (e.g. rows
+        scored with the rules in force; the ledger is then not used): rows a
+        pre-hook deletes must fail it. -#}
+    {%- if not execute -%}
+        {{ return(none) }}
     {%- endif -%}
+    {%- if 'nodes' not in graph -%}
+        {#- a unit test compiles its model without the project graph: every
+            set, as a first build (no set when is_incremental is mocked) -#}
+        {{ return([] if is_incremental() else none) }}
+    {%- endif -%}
+    {%- if model.config.materialized != 'set_incremental' -%}
+        {{ exceptions.raise_compiler_error(
+            model.name ~ ' reads unbuilt sets but is not materialized as set_incremental'
+        ) }}
+    {%- endif -%}
+    {#- one entry per model and arguments, read by record_built_sets after
+        the model ran -#}
+    {%- set entries = graph.setdefault('agent_eval_set_models', {}) -%}
+    {%- set entry = entries.get(model.unique_id) -%}
+    {%- if entry is none or entry.compiled_by != invocation_id -%}
+        {%- set entry = {'compiled_by': invocation_id, 'calls': {}} -%}
+        {%- do entries.update({model.unique_id: entry}) -%}
+    {%- endif -%}
+    {%- set key = (sets_where or '') ~ '|' ~ (built_where or '') -%}
+    {%- if key in entry.calls -%}
+        {{ return(entry.calls[key].sets) }}
+    {%- endif -%}
+    {%- set grain = set_grain() -%}
+    {%- set info = {
+        'kind': grain.kind,
+        'sets_where': sets_where,
+        'sets_model': sets_relation(grain.sets_model),
+        'version_column': grain.version_column,
+        'built_version_column': grain.built_version_column,
+        'use_ledger': built_where is none,
+        'sets': none,
+    } -%}
+    {%- do entry.calls.update({key: info}) -%}
     {%- if not is_incremental() -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- if not execute -%}
-        {{ return([]) }}
-    {%- endif -%}
     {%- set query -%}
-        select set_id, {{ version_column }}
-        from {{ ref(sets_model) }}
-        where {{ sets_condition(kind, sets_where) }}
+        select set_id, {{ info.version_column }}
+        from {{ info.sets_model }}
+        where {{ sets_condition(info.kind, sets_where) }}
         except
         -- distinct first: the set operation then hashes the few built
         -- versions, not every row (at 10M rows a plain except ran out of
         -- memory at the 1 GB budget)
-        select distinct set_id, {{ built_version_column or version_column }}
+        select distinct set_id, {{ info.built_version_column }}
         from {{ this }}
         {%- if built_where %}
         where {{ built_where }}
@@ -109,23 +164,37 @@
 {%- endmacro %}
 
 
+{% macro unbuilt(relation, version_column=none, set_column='set_id', sets_where=none, built_where=none) -%}
+    {#- `relation` (a ref) restricted to the sets this model has not built
+        yet: `(select * from relation where <literal filter>)`, to read
+        from in an import CTE. `version_column`: the input's version column
+        (default the model's built_version_column); `sets_where` and
+        `built_where` as in unbuilt_sets. -#}
+    {%- set sets = unbuilt_sets(sets_where, built_where) -%}
+    {%- if execute and version_column is none -%}
+        {%- set version_column = set_grain().built_version_column -%}
+    {%- endif -%}
+    (select * from {{ relation }} where {{ in_sets(sets, set_column, version_column) }})
+{%- endmacro %}
+
+
 {% macro record_built_sets(full) -%}
-    {#- After an incremental model committed: the set versions it was asked
-        to build that gave no row are recorded as built (the ledger
+    {#- After a set_incremental model committed: the set versions it was
+        asked to build that gave no row are recorded as built (the ledger
         unbuilt_sets reads), so they are not rebuilt every night. Versions
         with rows need no entry (their rows say so), and must have none: when
         a replaced version's rows are deleted and the version comes back
         (restored bytes), it must be built again. `full`: the model was
         (re)created from every current set. -#}
     {%- set entry = graph.get('agent_eval_set_models', {}).get(model.unique_id) -%}
-    {%- if entry is none -%}
+    {%- if entry is none or entry.compiled_by != invocation_id -%}
         {{ return(none) }}
     {%- endif -%}
     {%- set ledger = build_state_relation().incorporate(path={'identifier': 'built_sets'}) -%}
     {%- if full -%}
         {%- do run_query('delete from ' ~ ledger ~ " where unique_id = '" ~ model.unique_id ~ "'") -%}
     {%- endif -%}
-    {%- for info in entry.calls if info.use_ledger and (full or info.sets) -%}
+    {%- for info in entry.calls.values() if info.use_ledger and (full or info.sets) -%}
     {%- set query -%}
         insert into {{ ledger }}
         select '{{ model.unique_id }}', versions.set_id, versions.version
@@ -203,31 +272,6 @@
         ))
     {%- endif -%}
     {{ set_filter_end() }}
-{%- endmacro %}
-
-
-{% macro is_unbuilt_set(
-    set_column='set_id',
-    sha_column='file_sha256',
-    version_column='file_sha256',
-    kind=none,
-    sets_model='int_sets__current',
-    built_where=none,
-    built_version_column=none,
-    sets_where=none
-) -%}
-    {#- Literal filter on the sets this model has not built yet (one query).
-        `sha_column` is the reading model's version column (qualified when
-        needed), `version_column` its name in `sets_model` and (unless
-        `built_version_column` says otherwise) in this model. -#}
-    {{ in_sets(
-        unbuilt_sets(
-            kind, sets_model, version_column, built_where,
-            built_version_column, sets_where
-        ),
-        set_column,
-        sha_column
-    ) }}
 {%- endmacro %}
 
 

@@ -64,6 +64,28 @@
 
 
 {% materialization incremental, adapter='duckdb', supported_languages=['sql'] %}
+    {{ return(incremental_append()) }}
+{% endmaterialization %}
+
+
+{% materialization set_incremental, adapter='duckdb', supported_languages=['sql'] %}
+    {#- A set-grained model (macros/incremental_sets.sql): an incremental
+        model that deletes the rows of replaced and withdrawn set versions
+        itself, before it appends the sets it has not built yet. -#}
+    {%- if 'agent_eval:set_filter' not in compiled_code -%}
+        {{ exceptions.raise_compiler_error(
+            model.name ~ ' is set_incremental but reads no input through unbuilt(): '
+            ~ 'every build would append every set again'
+        ) }}
+    {%- endif -%}
+    {{ return(incremental_append(set_grained=true)) }}
+{% endmaterialization %}
+
+
+{% macro incremental_append(set_grained=false) -%}
+    {#- The incremental materializations' work: creation by dbt-duckdb, or
+        the nightly append (with `set_grained`, after deleting replaced
+        sets). -#}
     {%- set state = node_reuse_state() -%}
     {%- set existing = load_cached_relation(this) -%}
     {%- set target_relation = this.incorporate(type='table') -%}
@@ -80,12 +102,17 @@
     {%- endif -%}
 
     {#- The nightly append. Every set filter of the model empty (macros/
-        incremental_sets.sql): no new row, only the pre-hook's deletions. -#}
+        incremental_sets.sql): no new row, only the deletions. -#}
     {%- set nothing_to_build = 'agent_eval:no_sets_to_build' in compiled_code
         and 'agent_eval:sets_to_build' not in compiled_code -%}
     {%- set n_before = relation_row_count(target_relation) if nothing_to_build else none -%}
     {%- set temp_ref = make_temp_relation(target_relation).include(database=false, schema=false) -%}
     {{ run_hooks(pre_hooks, inside_transaction=False) }}
+    {%- if set_grained -%}
+        {% call statement('delete_replaced_sets') -%}
+            {{ delete_replaced_sets() }}
+        {%- endcall %}
+    {%- endif -%}
     {{ run_hooks(pre_hooks, inside_transaction=True) }}
     {%- if nothing_to_build -%}
         {% call statement('main') -%}
@@ -118,7 +145,7 @@
     {%- endif -%}
     {%- do record_node_state(state.fingerprint, version) -%}
     {{ return({'relations': [target_relation]}) }}
-{% endmaterialization %}
+{%- endmacro %}
 
 
 {% macro append_checked_rows(new_rows, target_relation) -%}
@@ -255,7 +282,7 @@
     {{ return(
         relation is not none
         and relation.type == 'table'
-        and model.config.materialized in ('incremental', 'raw_history')
+        and model.config.materialized in ('incremental', 'set_incremental', 'raw_history')
         and not should_full_refresh()
     ) }}
 {%- endmacro %}

@@ -177,3 +177,38 @@ def test_a_duplicated_key_in_a_nightly_append_is_rolled_back(project):
         "2026-11-01/resume_agent_basic.csv",
         "2026-11-02/resume_agent_basic.csv",
     ]
+
+
+def test_a_set_grained_model_that_filters_no_input_fails_naming_it(project):
+    # every build would append every set again: refused before any row is written
+    model = project.project_dir / "models" / "marts" / "resume_agent" / "resume_round_scores.sql"
+    edit = Edit(model, "{{ unbuilt(ref('resume_item_scores')) }}", "{{ ref('resume_item_scores') }}")
+    try:
+        assert cli.cmd_build(project, reports=False) == cli.EXIT_FAILED
+        failed = results(project)["model.agent_eval.resume_round_scores"]
+        assert failed["status"] == "error"
+        assert "resume_round_scores is set_incremental but reads no input through unbuilt()" in failed["message"]
+    finally:
+        edit.undo()
+    assert cli.cmd_build(project, reports=False) == GOOD
+
+
+def test_a_set_grained_model_whose_sets_model_is_not_upstream_fails_naming_both(project):
+    # its DAG would not order the sets model first: refused at compile time
+    model = project.project_dir / "models" / "marts" / "resume_agent" / "resume_round_scores.sql"
+    edit = Edit(
+        model,
+        "kind='resume_agent'",
+        "kind='resume_agent', sets_model='int_engagement__runs_current'",
+    )
+    try:
+        assert cli.cmd_build(project, reports=False) == cli.EXIT_FAILED
+        failed = results(project)["model.agent_eval.resume_round_scores"]
+        assert failed["status"] == "error"
+        assert (
+            "resume_round_scores reads its sets from int_engagement__runs_current, which is not upstream of it"
+            in failed["message"]
+        )
+    finally:
+        edit.undo()
+    assert cli.cmd_build(project, reports=False) == GOOD

@@ -4,19 +4,16 @@
         'samples'): an lm-eval set (int_lm_eval__task_sets) is a results
         file's task and the samples file beside it, its version both files'
         (set_version), so the staging rows of a file are found by the
-        file's own path and sha256. Like is_unbuilt_set: true on a first
+        file's own path and sha256. For a set_incremental model whose sets
+        model is int_lm_eval__task_sets. Like unbuilt(): true on a first
         build or --full-refresh, false when nothing is new. -#}
-    {%- set sets = unbuilt_sets(
-        sets_model='int_lm_eval__task_sets',
-        version_column='set_version',
-        built_version_column='file_sha256'
-    ) -%}
+    {%- set sets = unbuilt_sets() -%}
     {%- if sets is none or sets | length == 0 or not execute -%}
         {{ in_sets(sets, file_column, sha_column) }}
     {%- else -%}
         {%- set query -%}
             select distinct {{ part }}_file, {{ part }}_sha256
-            from {{ ref('int_lm_eval__task_sets') }}
+            from {{ sets_relation('int_lm_eval__task_sets') }}
             where set_id || ':' || set_version in (
                 {%- for version in sets -%}
                     '{{ (version[0] ~ ':' ~ version[1]) | replace("'", "''") }}'

@@ -57,7 +57,7 @@
 
 {% macro delete_summary_sets_scored_with_other_rules() -%}
     {#- Summary rule scores: a set scored with another rule snapshot (a rule
-        seed was edited) is deleted, so is_unbuilt_set re-scores it. -#}
+        seed was edited) is deleted, so unbuilt() re-scores it. -#}
     {%- if is_incremental() -%}
         delete from {{ this }}
         where rule_snapshot not in (

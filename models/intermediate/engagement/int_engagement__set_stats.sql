@@ -1,13 +1,8 @@
 {{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets('int_engagement__runs_current', 'run_sha256') }}",
+    materialized='set_incremental',
+    sets_model='int_engagement__runs_current',
+    version_column='run_sha256',
 ) }}
--- depends_on: {{ ref('int_engagement__runs_current') }}
-{%- set unbuilt = is_unbuilt_set(
-    'set_id', 'run_sha256', 'run_sha256',
-    sets_model='int_engagement__runs_current'
-) %}
 -- One row per (engagement run, metric): the overall similarity and each
 -- present metric's similarity. A run's similarity is one ratio, not a mean
 -- over sampled units, so n is 1 and there is no standard error.
@@ -15,15 +10,13 @@ with
 
 runs as (
 
-    select * from {{ ref('engagement_run_scores') }}
-    where {{ unbuilt }}
+    select * from {{ unbuilt(ref('engagement_run_scores')) }}
 
 ),
 
 run_metrics as (
 
-    select * from {{ ref('engagement_run_metrics') }}
-    where {{ unbuilt }}
+    select * from {{ unbuilt(ref('engagement_run_metrics')) }}
 
 ),
 

@@ -1,9 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
+{{ config(materialized='set_incremental', kind='evalvault_run') }}
 -- One row per (EvalVault export, metric): the run's pass rate (the share
 -- of test cases whose verdict, scorer overall, passes: EvalVault's
 -- passed_test_cases / total_test_cases), each metric's mean score and
@@ -16,8 +11,7 @@ with
 
 items as (
 
-    select * from {{ ref('evalvault_item_scores') }}
-    where {{ is_unbuilt_set(kind='evalvault_run') }}
+    select * from {{ unbuilt(ref('evalvault_item_scores')) }}
 
 ),
 

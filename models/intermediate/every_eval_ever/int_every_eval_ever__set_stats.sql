@@ -1,9 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
+{{ config(materialized='set_incremental', kind='every_eval_ever_aggregate') }}
 -- One row per (Every Eval Ever aggregate, history metric): for an
 -- evaluation result with instance lines, the mean of their scores with n
 -- and the standard error clustered by sample (macros/history.sql); for a
@@ -15,15 +10,13 @@ with
 
 items as (
 
-    select * from {{ ref('every_eval_ever_item_scores') }}
-    where {{ is_unbuilt_set(kind='every_eval_ever_aggregate') }}
+    select * from {{ unbuilt(ref('every_eval_ever_item_scores')) }}
 
 ),
 
 results as (
 
-    select * from {{ ref('int_every_eval_ever__results') }}
-    where {{ is_unbuilt_set(kind='every_eval_ever_aggregate') }}
+    select * from {{ unbuilt(ref('int_every_eval_ever__results')) }}
 
 ),
 

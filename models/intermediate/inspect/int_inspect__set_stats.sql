@@ -1,9 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
+{{ config(materialized='set_incremental', kind='inspect_log') }}
 -- One row per (Inspect AI log, metric): each scorer's mean over samples of
 -- the epoch-reduced value (Inspect's accuracy / mean), and the tokens per
 -- sample record, with n and the standard error clustered by sample (each
@@ -15,22 +10,19 @@ with
 
 logs as (
 
-    select * from {{ ref('int_inspect__logs_current') }}
-    where {{ is_unbuilt_set(kind='inspect_log') }}
+    select * from {{ unbuilt(ref('int_inspect__logs_current')) }}
 
 ),
 
 sample_scores as (
 
-    select * from {{ ref('int_inspect__sample_scores') }}
-    where {{ is_unbuilt_set(kind='inspect_log') }}
+    select * from {{ unbuilt(ref('int_inspect__sample_scores')) }}
 
 ),
 
 items as (
 
-    select * from {{ ref('inspect_item_scores') }}
-    where {{ is_unbuilt_set(kind='inspect_log') }}
+    select * from {{ unbuilt(ref('inspect_item_scores')) }}
 
 ),
 

@@ -1,9 +1,9 @@
 {{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets('int_lm_eval__task_sets', 'set_version', 'file_sha256') }}",
+    materialized='set_incremental',
+    sets_model='int_lm_eval__task_sets',
+    version_column='set_version',
+    built_version_column='file_sha256',
 ) }}
--- depends_on: {{ ref('int_lm_eval__task_sets') }}
 -- One row per (lm-eval set, scorer aggregated by mean): the mean over the
 -- documents of the scorer's value (lm-eval's `mean`), with n and the
 -- standard error clustered by document: each document its own cluster, so
@@ -14,11 +14,7 @@ with
 
 items as (
 
-    select * from {{ ref('lm_eval_item_scores') }}
-    where {{ is_unbuilt_set(
-        sets_model='int_lm_eval__task_sets',
-        version_column='set_version', built_version_column='file_sha256'
-    ) }}
+    select * from {{ unbuilt(ref('lm_eval_item_scores')) }}
 
 ),
 

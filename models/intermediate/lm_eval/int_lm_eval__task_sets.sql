@@ -8,7 +8,7 @@
 -- model_args. The task's figures as lm-eval reported them ride along, and
 -- its headline scorer: the first "<metric>,<filter>" of its results entry
 -- that lm-eval aggregates by mean. The sets model of the lm_eval marts
--- (is_unbuilt_set, delete_replaced_sets); a table of one row per set,
+-- (their sets_model); a table of one row per set,
 -- rebuilt each night from the files' headers.
 with
 

@@ -1,9 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
+{{ config(materialized='set_incremental', kind='openai_evals_record') }}
 -- One row per (OpenAI Evals run, metric): each scorer's mean over its
 -- items (match: the share of match events recorded correct, evals'
 -- get_accuracy; a metrics key: the mean of its numbers, evals' np.mean,
@@ -16,24 +11,21 @@ with
 
 runs as (
 
-    select * from {{ ref('int_openai_evals__runs_current') }}
-    where {{ is_unbuilt_set(kind='openai_evals_record') }}
+    select * from {{ unbuilt(ref('int_openai_evals__runs_current')) }}
 
 ),
 
 items as (
 
-    select * from {{ ref('openai_evals_item_scores') }}
-    where {{ is_unbuilt_set(kind='openai_evals_record') }}
+    select * from {{ unbuilt(ref('openai_evals_item_scores')) }}
 
 ),
 
 events as (
 
-    select * from {{ ref('openai_evals_events') }}
+    select * from {{ unbuilt(ref('openai_evals_events')) }}
     where
         event_type = 'sampling'
-        and {{ is_unbuilt_set(kind='openai_evals_record') }}
 
 ),
 

@@ -9,8 +9,8 @@
 -- result, set_id `<file>#<promptIdx>`. Its series is (promptfoo, the
 -- eval's description, else the file name, provider, prompt); the figures
 -- promptfoo reported for the column (results.prompts[promptIdx].metrics)
--- ride along. The sets models of the promptfoo marts (is_unbuilt_set,
--- delete_replaced_sets); built per new file version.
+-- ride along. The sets model of the promptfoo marts (their sets_model);
+-- built per new file version.
 with
 
 new_versions as (

@@ -1,9 +1,7 @@
 {{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets('int_promptfoo__output_sets') }}",
+    materialized='set_incremental',
+    sets_model='int_promptfoo__output_sets',
 ) }}
--- depends_on: {{ ref('int_promptfoo__output_sets') }}
 -- One row per (promptfoo set, metric): the pass rate (the share of results
 -- that succeeded, as promptfoo counts tests: every repeat is one), each
 -- scorer's mean value over the results that carry it (`overall`: the
@@ -15,8 +13,7 @@ with
 
 items as (
 
-    select * from {{ ref('promptfoo_item_scores') }}
-    where {{ is_unbuilt_set(sets_model='int_promptfoo__output_sets') }}
+    select * from {{ unbuilt(ref('promptfoo_item_scores')) }}
 
 ),
 

@@ -1,10 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
-{%- set unbuilt = is_unbuilt_set(kind='resume_agent') %}
+{{ config(materialized='set_incremental', kind='resume_agent') }}
 -- One row per (resume set, set-level metric): the value as the set marts
 -- compute it (mean of round means; consistency the mean over round pairs),
 -- its n and its standard error clustered by query (macros/history.sql).
@@ -12,15 +6,13 @@ with
 
 items as (
 
-    select * from {{ ref('resume_item_scores') }}
-    where {{ unbuilt }}
+    select * from {{ unbuilt(ref('resume_item_scores')) }}
 
 ),
 
 pairs as (
 
-    select * from {{ ref('resume_consistency_pairs') }}
-    where {{ unbuilt }}
+    select * from {{ unbuilt(ref('resume_consistency_pairs')) }}
 
 ),
 

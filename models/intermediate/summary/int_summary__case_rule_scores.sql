@@ -1,22 +1,23 @@
 {{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook=[
-        "{{ delete_replaced_sets() }}",
-        "{{ delete_summary_sets_scored_with_other_rules() }}",
-    ],
+    materialized='set_incremental',
+    kind='summary',
+    pre_hook="{{ delete_summary_sets_scored_with_other_rules() }}",
 ) }}
--- depends_on: {{ ref('int_sets__current') }}
--- depends_on: {{ ref('int_summary__rule_snapshot') }}
 -- One row per scorable test case of the current version of each summary
 -- dataset: the four rule scores of SPEC 6 with the evidence behind them and
 -- the rule snapshot they were computed with. A set is scored once per file
 -- version and rule snapshot: editing a rule seed re-scores every set.
 with
 
-cases as (
+unbuilt_cases as (
 
-    select * from {{ ref('int_summary__cases_current') }}
+    -- rows scored with another rule snapshot are deleted by the pre-hook
+    -- after this filter is compiled: they must not count as built
+    select * from {{ unbuilt(
+        ref('int_summary__cases_current'),
+        built_where='rule_snapshot in (select snap.rule_snapshot from '
+            ~ ref('int_summary__rule_snapshot') ~ ' as snap)'
+    ) }}
 
 ),
 
@@ -69,20 +70,6 @@ params as (
             where param = 'risk_coverage_no_tags_score'
         ) as no_tags_score
     from rule_params
-
-),
-
-unbuilt_cases as (
-
-    select *
-    from cases
-    -- rows scored with another rule snapshot are deleted by the pre-hook
-    -- after this filter is compiled: they must not count as built
-    where {{ is_unbuilt_set(
-        'cases.set_id', 'cases.file_sha256', kind='summary',
-        built_where='rule_snapshot in (select snap.rule_snapshot from '
-            ~ ref('int_summary__rule_snapshot') ~ ' as snap)'
-    ) }}
 
 ),
 

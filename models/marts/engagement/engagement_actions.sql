@@ -1,9 +1,8 @@
 {{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets('int_engagement__runs_current', 'run_sha256') }}",
+    materialized='set_incremental',
+    sets_model='int_engagement__runs_current',
+    version_column='run_sha256',
 ) }}
--- depends_on: {{ ref('int_engagement__runs_current') }}
 -- One row per usable line of the current actions.jsonl versions of every
 -- engagement run (rejected lines are in ops.rejected_rows): its persona and
 -- whether it counts (action.type = act and action.status = ok).
@@ -11,7 +10,7 @@ with
 
 lines as (
 
-    select * from {{ ref('int_engagement__action_lines') }}
+    select * from {{ unbuilt(ref('int_engagement__action_lines')) }}
 
 ),
 
@@ -38,10 +37,6 @@ final as (
     from lines
     where
         reject_reason is null
-        and {{ is_unbuilt_set(
-            'lines.set_id', 'lines.run_sha256', 'run_sha256',
-            sets_model='int_engagement__runs_current'
-        ) }}
 
 )
 

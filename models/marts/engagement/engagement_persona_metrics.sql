@@ -1,9 +1,8 @@
 {{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets('int_engagement__runs_current', 'run_sha256') }}",
+    materialized='set_incremental',
+    sets_model='int_engagement__runs_current',
+    version_column='run_sha256',
 ) }}
--- depends_on: {{ ref('int_engagement__runs_current') }}
 -- One row per expected metric of every persona given in expected.json's
 -- perPersona, for every evaluated engagement run (SPEC 5).
 with
@@ -16,7 +15,7 @@ runs as (
 
 metric_scores as (
 
-    select * from {{ ref('int_engagement__metric_scores') }}
+    select * from {{ unbuilt(ref('int_engagement__metric_scores')) }}
     where scope = 'persona'
 
 ),
@@ -43,11 +42,6 @@ final as (
     from metric_scores
     inner join runs
         on metric_scores.set_id = runs.set_id
-    where
-        {{ is_unbuilt_set(
-            'metric_scores.set_id', 'metric_scores.run_sha256', 'run_sha256',
-            sets_model='int_engagement__runs_current'
-        ) }}
 
 )
 

@@ -1,9 +1,8 @@
 {{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets('int_engagement__runs_current', 'run_sha256') }}",
+    materialized='set_incremental',
+    sets_model='int_engagement__runs_current',
+    version_column='run_sha256',
 ) }}
--- depends_on: {{ ref('int_engagement__runs_current') }}
 -- One row per persona of every engagement run: personas of the action lines
 -- and personas named only in expected.json's perPersona (zero actuals).
 -- Actuals per persona; overall similarity and band when expected.json gives
@@ -18,7 +17,7 @@ runs as (
 
 actuals as (
 
-    select * from {{ ref('int_engagement__actuals') }}
+    select * from {{ unbuilt(ref('int_engagement__actuals')) }}
     where scope = 'persona'
 
 ),
@@ -70,11 +69,6 @@ final as (
         on
             actuals.set_id = overall.set_id
             and actuals.persona = overall.persona
-    where
-        {{ is_unbuilt_set(
-            'actuals.set_id', 'actuals.run_sha256', 'run_sha256',
-            sets_model='int_engagement__runs_current'
-        ) }}
 
 )
 

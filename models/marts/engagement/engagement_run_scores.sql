@@ -1,9 +1,8 @@
 {{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets('int_engagement__runs_current', 'run_sha256') }}",
+    materialized='set_incremental',
+    sets_model='int_engagement__runs_current',
+    version_column='run_sha256',
 ) }}
--- depends_on: {{ ref('int_engagement__runs_current') }}
 -- One row per engagement run (a folder <date>/engagement/<run_id>) against
 -- its expected.json: actuals, line counts, overall similarity with its
 -- weighting and interpretation band (SPEC 5).
@@ -11,7 +10,7 @@ with
 
 runs as (
 
-    select * from {{ ref('int_engagement__runs_current') }}
+    select * from {{ unbuilt(ref('int_engagement__runs_current')) }}
 
 ),
 
@@ -116,10 +115,6 @@ final as (
         on runs.set_id = line_rejects.set_id
     left join personas
         on runs.set_id = personas.set_id
-    where {{ is_unbuilt_set(
-            'runs.set_id', 'runs.run_sha256', 'run_sha256',
-            sets_model='int_engagement__runs_current'
-        ) }}
 
 )
 

@@ -1,9 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
+{{ config(materialized='set_incremental', kind='evalvault_run') }}
 -- One row per (set, test case, scorer) of the current version of each
 -- EvalVault run export (epoch 1: EvalVault scores a test case once). A
 -- metric's row is its score, judged by the run's threshold for the metric
@@ -14,21 +9,19 @@
 -- all() of nothing) and none of its scores was rejected (a NaN or text
 -- score does not reach a threshold). EvalVault's own verdict, where the
 -- export has one (the JSON's passed / all_passed), is tool_is_pass beside
--- it. Only the sets to build are read (is_unbuilt_set).
+-- it. Only the sets to build are read (unbuilt).
 with
 
 runs as (
 
-    select * from {{ ref('int_evalvault__runs_current') }}
-    where {{ is_unbuilt_set(kind='evalvault_run') }}
+    select * from {{ unbuilt(ref('int_evalvault__runs_current')) }}
 
 ),
 
 records as (
 
-    select * from {{ ref('stg_evalvault__records') }}
-    where {{ is_unbuilt_set(
-        'source_file', 'file_sha256', kind='evalvault_run'
+    select * from {{ unbuilt(
+        ref('stg_evalvault__records'), set_column='source_file'
     ) }}
 
 ),

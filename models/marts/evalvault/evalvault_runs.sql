@@ -1,9 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
+{{ config(materialized='set_incremental', kind='evalvault_run') }}
 -- One row per EvalVault run export (one evaluation set): the run
 -- (EvalVault's run id), its series (evalvault, dataset, model), its test
 -- cases, how many pass, its scores, tokens and cost as the test cases
@@ -13,15 +8,13 @@ with
 
 runs as (
 
-    select * from {{ ref('int_evalvault__runs_current') }}
-    where {{ is_unbuilt_set(kind='evalvault_run') }}
+    select * from {{ unbuilt(ref('int_evalvault__runs_current')) }}
 
 ),
 
 items as (
 
-    select * from {{ ref('evalvault_item_scores') }}
-    where {{ is_unbuilt_set(kind='evalvault_run') }}
+    select * from {{ unbuilt(ref('evalvault_item_scores')) }}
 
 ),
 

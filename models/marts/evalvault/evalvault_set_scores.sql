@@ -1,9 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
+{{ config(materialized='set_incremental', kind='evalvault_run') }}
 -- One row per (EvalVault export, scorer, metric): the run's pass rate
 -- (scorer overall: test cases that pass every metric over test cases) and
 -- each metric's mean and pass rate (its scores that reach the run's
@@ -18,22 +13,19 @@ with
 
 runs as (
 
-    select * from {{ ref('int_evalvault__runs_current') }}
-    where {{ is_unbuilt_set(kind='evalvault_run') }}
+    select * from {{ unbuilt(ref('int_evalvault__runs_current')) }}
 
 ),
 
 stats as (
 
-    select * from {{ ref('int_evalvault__set_stats') }}
-    where {{ is_unbuilt_set(kind='evalvault_run') }}
+    select * from {{ unbuilt(ref('int_evalvault__set_stats')) }}
 
 ),
 
 reported as (
 
-    select * from {{ ref('int_evalvault__reported_scores') }}
-    where {{ is_unbuilt_set(kind='evalvault_run') }}
+    select * from {{ unbuilt(ref('int_evalvault__reported_scores')) }}
 
 ),
 
@@ -44,10 +36,9 @@ scorers as (
     select
         set_id,
         scorer
-    from {{ ref('evalvault_item_scores') }}
+    from {{ unbuilt(ref('evalvault_item_scores')) }}
     where
         scorer <> 'overall'
-        and {{ is_unbuilt_set(kind='evalvault_run') }}
 
     union
 

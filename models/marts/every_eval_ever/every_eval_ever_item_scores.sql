@@ -1,39 +1,31 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
+{{ config(materialized='set_incremental', kind='every_eval_ever_aggregate') }}
 -- One row per instance line (sample, epoch, scorer) of the current version
 -- of each Every Eval Ever aggregate: the evaluation result it scores (the
 -- reader's link; none for a line it could not link to one result), the
 -- question, reference and answer, the score as written and as a number,
 -- the file's own correctness verdict, error, latency and tokens. Only the
--- sets to build are read (is_unbuilt_set).
+-- sets to build are read (unbuilt).
 with
 
 aggregates as (
 
-    select * from {{ ref('int_every_eval_ever__aggregates_current') }}
-    where {{ is_unbuilt_set(kind='every_eval_ever_aggregate') }}
+    select * from {{ unbuilt(ref('int_every_eval_ever__aggregates_current')) }}
 
 ),
 
 instances as (
 
-    select * from {{ ref('stg_every_eval_ever__instances') }}
+    select * from {{ unbuilt(
+        ref('stg_every_eval_ever__instances'), set_column='source_file'
+    ) }}
     where
         reject_reason is null
-        and {{ is_unbuilt_set(
-            'source_file', 'file_sha256', kind='every_eval_ever_aggregate'
-        ) }}
 
 ),
 
 results as (
 
-    select * from {{ ref('int_every_eval_ever__results') }}
-    where {{ is_unbuilt_set(kind='every_eval_ever_aggregate') }}
+    select * from {{ unbuilt(ref('int_every_eval_ever__results')) }}
 
 ),
 

@@ -1,9 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
+{{ config(materialized='set_incremental', kind='every_eval_ever_aggregate') }}
 -- One row per evaluation set of an imported tool (an Every Eval Ever
 -- aggregate with its instance file): the evaluation, its series
 -- (every_eval_ever, benchmark, model), the library that ran it, the
@@ -14,22 +9,19 @@ with
 
 aggregates as (
 
-    select * from {{ ref('int_every_eval_ever__aggregates_current') }}
-    where {{ is_unbuilt_set(kind='every_eval_ever_aggregate') }}
+    select * from {{ unbuilt(ref('int_every_eval_ever__aggregates_current')) }}
 
 ),
 
 items as (
 
-    select * from {{ ref('every_eval_ever_item_scores') }}
-    where {{ is_unbuilt_set(kind='every_eval_ever_aggregate') }}
+    select * from {{ unbuilt(ref('every_eval_ever_item_scores')) }}
 
 ),
 
 results as (
 
-    select * from {{ ref('int_every_eval_ever__results') }}
-    where {{ is_unbuilt_set(kind='every_eval_ever_aggregate') }}
+    select * from {{ unbuilt(ref('int_every_eval_ever__results')) }}
 
 ),
 

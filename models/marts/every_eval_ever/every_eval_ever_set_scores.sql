@@ -1,9 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
+{{ config(materialized='set_incremental', kind='every_eval_ever_aggregate') }}
 -- One row per evaluation result of an Every Eval Ever aggregate (scorer,
 -- metric): the mean of its instance lines' scores computed here, with n,
 -- the standard error clustered by sample and its 95% interval, beside the
@@ -16,24 +11,21 @@ with
 
 aggregates as (
 
-    select * from {{ ref('int_every_eval_ever__aggregates_current') }}
-    where {{ is_unbuilt_set(kind='every_eval_ever_aggregate') }}
+    select * from {{ unbuilt(ref('int_every_eval_ever__aggregates_current')) }}
 
 ),
 
 results as (
 
-    select * from {{ ref('int_every_eval_ever__results') }}
-    where {{ is_unbuilt_set(kind='every_eval_ever_aggregate') }}
+    select * from {{ unbuilt(ref('int_every_eval_ever__results')) }}
 
 ),
 
 stats as (
 
-    select * from {{ ref('int_every_eval_ever__set_stats') }}
+    select * from {{ unbuilt(ref('int_every_eval_ever__set_stats')) }}
     where
         value_source = 'instances'
-        and {{ is_unbuilt_set(kind='every_eval_ever_aggregate') }}
 
 ),
 

@@ -1,9 +1,9 @@
 {{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_item_sets() }}",
+    materialized='set_incremental',
+    sets_model='int_history__sets',
+    version_column='set_version',
+    built_version_column='file_sha256',
 ) }}
--- depends_on: {{ ref('int_history__sets') }}
 -- One row per item key of every set of an agent with items: the agent's
 -- item key (query and round; an imported log's sample id and epoch), the
 -- first row of a duplicated key, with its pass flag (the agent's rule),
@@ -13,12 +13,8 @@ with
 
 items as (
 
-    select * from {{ ref('int_history__items') }}
-    where
-        not is_duplicate
-        and (
-            {{ is_unbuilt_item_set() }}
-        )
+    select * from {{ unbuilt_item_sets(ref('int_history__items')) }}
+    where not is_duplicate
 
 ),
 

@@ -1,9 +1,9 @@
 {{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_item_sets() }}",
+    materialized='set_incremental',
+    sets_model='int_history__sets',
+    version_column='set_version',
+    built_version_column='file_sha256',
 ) }}
--- depends_on: {{ ref('int_history__sets') }}
 -- Latency percentiles of the resume and recruit agents beside the rubric
 -- means: one row per (set, scope, round, segment, item filter). scope is
 -- set / round / segment / round_segment (segment: track_1..3 for the resume
@@ -24,9 +24,7 @@ with
 
 items as (
 
-    select * from {{ ref('int_history__items') }}
-    where
-        {{ is_unbuilt_item_set() }}
+    select * from {{ unbuilt_item_sets(ref('int_history__items')) }}
 
 ),
 

@@ -1,9 +1,9 @@
 {{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_item_sets() }}",
+    materialized='set_incremental',
+    sets_model='int_history__sets',
+    version_column='set_version',
+    built_version_column='file_sha256',
 ) }}
--- depends_on: {{ ref('int_history__sets') }}
 -- One row per (set, query, k) for k = 1..n runs: with c passing runs of n,
 --   pass@k = 1 - C(n - c, k) / C(n, k)  (unbiased: some of k runs drawn
 --            without replacement passes),
@@ -13,9 +13,7 @@ with
 
 repeats as (
 
-    select * from {{ ref('history_query_repeats') }}
-    where
-        {{ is_unbuilt_item_set() }}
+    select * from {{ unbuilt_item_sets(ref('history_query_repeats')) }}
 
 ),
 

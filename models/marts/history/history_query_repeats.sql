@@ -1,9 +1,9 @@
 {{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_item_sets() }}",
+    materialized='set_incremental',
+    sets_model='int_history__sets',
+    version_column='set_version',
+    built_version_column='file_sha256',
 ) }}
--- depends_on: {{ ref('int_history__sets') }}
 -- One row per (set, query) of the resume and recruit agents: the query's
 -- runs in the set (rounds; a duplicated resume row is not a run) reduced
 -- every way: pass count and rate, the modal status (ties go to the worse
@@ -12,12 +12,8 @@ with
 
 items as (
 
-    select * from {{ ref('int_history__items') }}
-    where
-        not is_duplicate
-        and (
-            {{ is_unbuilt_item_set() }}
-        )
+    select * from {{ unbuilt_item_sets(ref('int_history__items')) }}
+    where not is_duplicate
 
 ),
 

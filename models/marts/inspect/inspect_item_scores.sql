@@ -1,9 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
+{{ config(materialized='set_incremental', kind='inspect_log') }}
 -- One row per (sample, epoch, scorer) of the current version of each
 -- Inspect AI log: the value as the log wrote it and as Inspect's
 -- value_to_float reads it (macro inspect_value_to_float); a dict-valued
@@ -11,24 +6,22 @@
 -- (no scores) has a row for every scorer of its log, value null and its
 -- error: it is in the log and stays visible (records = scored +
 -- rejected). Only the sets to build are
--- read (is_unbuilt_set).
+-- read (unbuilt).
 with
 
 logs as (
 
-    select * from {{ ref('int_inspect__logs_current') }}
-    where {{ is_unbuilt_set(kind='inspect_log') }}
+    select * from {{ unbuilt(ref('int_inspect__logs_current')) }}
 
 ),
 
 samples as (
 
-    select * from {{ ref('stg_inspect__samples') }}
+    select * from {{ unbuilt(
+        ref('stg_inspect__samples'), set_column='source_file'
+    ) }}
     where
         reject_reason is null
-        and {{ is_unbuilt_set(
-            'source_file', 'file_sha256', kind='inspect_log'
-        ) }}
 
 ),
 

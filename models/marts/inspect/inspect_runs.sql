@@ -1,9 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
+{{ config(materialized='set_incremental', kind='inspect_log') }}
 -- One row per evaluation set of an imported tool (an Inspect AI log): the
 -- run, its series (tool, task, model), its status (an unfinished log is
 -- marked incomplete, never silently a complete run), its samples and its
@@ -12,15 +7,13 @@ with
 
 logs as (
 
-    select * from {{ ref('int_inspect__logs_current') }}
-    where {{ is_unbuilt_set(kind='inspect_log') }}
+    select * from {{ unbuilt(ref('int_inspect__logs_current')) }}
 
 ),
 
 items as (
 
-    select * from {{ ref('inspect_item_scores') }}
-    where {{ is_unbuilt_set(kind='inspect_log') }}
+    select * from {{ unbuilt(ref('inspect_item_scores')) }}
 
 ),
 

@@ -1,9 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
+{{ config(materialized='set_incremental', kind='inspect_log') }}
 -- One row per (set, scorer, metric) of an imported tool's run: the metric
 -- computed here from the items (accuracy and mean: the mean over samples of
 -- the epoch-reduced value; stderr: clustered by sample; std), its 95%
@@ -16,15 +11,13 @@ with
 
 logs as (
 
-    select * from {{ ref('int_inspect__logs_current') }}
-    where {{ is_unbuilt_set(kind='inspect_log') }}
+    select * from {{ unbuilt(ref('int_inspect__logs_current')) }}
 
 ),
 
 stats as (
 
-    select * from {{ ref('int_inspect__set_stats') }}
-    where {{ is_unbuilt_set(kind='inspect_log') }}
+    select * from {{ unbuilt(ref('int_inspect__set_stats')) }}
 
 ),
 
@@ -35,8 +28,7 @@ reported as (
         scorer,
         metric,
         tool_reported_value
-    from {{ ref('int_inspect__reported_scores') }}
-    where {{ is_unbuilt_set(kind='inspect_log') }}
+    from {{ unbuilt(ref('int_inspect__reported_scores')) }}
 
 ),
 

@@ -1,9 +1,9 @@
 {{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets('int_lm_eval__task_sets', 'set_version', 'file_sha256') }}",
+    materialized='set_incremental',
+    sets_model='int_lm_eval__task_sets',
+    version_column='set_version',
+    built_version_column='file_sha256',
 ) }}
--- depends_on: {{ ref('int_lm_eval__task_sets') }}
 -- One row per (set, document, scorer) of the current lm-eval outputs. A set
 -- is a results file's task; a sample is a document (doc_id; lm-eval has
 -- one epoch); a scorer is "<metric>,<filter>", named as lm-eval names the
@@ -17,11 +17,7 @@ with
 
 sets as (
 
-    select * from {{ ref('int_lm_eval__task_sets') }}
-    where {{ is_unbuilt_set(
-        sets_model='int_lm_eval__task_sets', sha_column='set_version',
-        version_column='set_version', built_version_column='file_sha256'
-    ) }}
+    select * from {{ unbuilt(ref('int_lm_eval__task_sets'), 'set_version') }}
 
 ),
 

@@ -1,9 +1,9 @@
 {{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets('int_lm_eval__task_sets', 'set_version', 'file_sha256') }}",
+    materialized='set_incremental',
+    sets_model='int_lm_eval__task_sets',
+    version_column='set_version',
+    built_version_column='file_sha256',
 ) }}
--- depends_on: {{ ref('int_lm_eval__task_sets') }}
 -- One row per lm-eval set (a results file's task): the run (lm-eval's
 -- <datetime> of the files), its series (lm_eval, task, model), the
 -- documents scored and lm-eval's own counts (n-samples), the task's
@@ -14,21 +14,13 @@ with
 
 sets as (
 
-    select * from {{ ref('int_lm_eval__task_sets') }}
-    where {{ is_unbuilt_set(
-        sets_model='int_lm_eval__task_sets', sha_column='set_version',
-        version_column='set_version', built_version_column='file_sha256'
-    ) }}
+    select * from {{ unbuilt(ref('int_lm_eval__task_sets'), 'set_version') }}
 
 ),
 
 items as (
 
-    select * from {{ ref('lm_eval_item_scores') }}
-    where {{ is_unbuilt_set(
-        sets_model='int_lm_eval__task_sets',
-        version_column='set_version', built_version_column='file_sha256'
-    ) }}
+    select * from {{ unbuilt(ref('lm_eval_item_scores')) }}
 
 ),
 

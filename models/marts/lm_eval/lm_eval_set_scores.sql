@@ -1,9 +1,9 @@
 {{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets('int_lm_eval__task_sets', 'set_version', 'file_sha256') }}",
+    materialized='set_incremental',
+    sets_model='int_lm_eval__task_sets',
+    version_column='set_version',
+    built_version_column='file_sha256',
 ) }}
--- depends_on: {{ ref('int_lm_eval__task_sets') }}
 -- One row per (lm-eval set, scorer, metric): for a scorer lm-eval
 -- aggregates by mean (acc, acc_norm, exact_match, ...), `mean` (the mean
 -- over documents) and `stderr` (clustered by document: lm-eval's
@@ -17,21 +17,13 @@ with
 
 sets as (
 
-    select * from {{ ref('int_lm_eval__task_sets') }}
-    where {{ is_unbuilt_set(
-        sets_model='int_lm_eval__task_sets', sha_column='set_version',
-        version_column='set_version', built_version_column='file_sha256'
-    ) }}
+    select * from {{ unbuilt(ref('int_lm_eval__task_sets'), 'set_version') }}
 
 ),
 
 stats as (
 
-    select * from {{ ref('int_lm_eval__set_stats') }}
-    where {{ is_unbuilt_set(
-        sets_model='int_lm_eval__task_sets',
-        version_column='set_version', built_version_column='file_sha256'
-    ) }}
+    select * from {{ unbuilt(ref('int_lm_eval__set_stats')) }}
 
 ),
 
@@ -61,11 +53,7 @@ scorers as (
         scorer,
         aggregation,
         count(distinct sample_id) as n_docs
-    from {{ ref('lm_eval_item_scores') }}
-    where {{ is_unbuilt_set(
-        sets_model='int_lm_eval__task_sets',
-        version_column='set_version', built_version_column='file_sha256'
-    ) }}
+    from {{ unbuilt(ref('lm_eval_item_scores')) }}
     group by set_id, scorer, aggregation
 
 ),

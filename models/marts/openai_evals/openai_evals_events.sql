@@ -1,32 +1,25 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
+{{ config(materialized='set_incremental', kind='openai_evals_record') }}
 -- One row per usable event of the current version of each OpenAI Evals
 -- record file (one run, one set): its id, sample, type and data, and what
 -- the warehouse reads from it (a sampling event's prompt, answer and token
 -- usage; a match event's verdict). Every event of the file is here or in
 -- ops.rejected_rows (records = events here + rejected). Only the sets to
--- build are read (is_unbuilt_set).
+-- build are read (unbuilt).
 with
 
 runs as (
 
-    select * from {{ ref('int_openai_evals__runs_current') }}
-    where {{ is_unbuilt_set(kind='openai_evals_record') }}
+    select * from {{ unbuilt(ref('int_openai_evals__runs_current')) }}
 
 ),
 
 events as (
 
-    select * from {{ ref('stg_openai_evals__events') }}
+    select * from {{ unbuilt(
+        ref('stg_openai_evals__events'), set_column='source_file'
+    ) }}
     where
         reject_reason is null
-        and {{ is_unbuilt_set(
-            'source_file', 'file_sha256', kind='openai_evals_record'
-        ) }}
 
 ),
 

@@ -1,9 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
+{{ config(materialized='set_incremental', kind='openai_evals_record') }}
 -- One row per (set, sample, epoch, scorer) of the current version of each
 -- OpenAI Evals record file. A scorer is `match` (each match event: value
 -- 1 or 0, pass = its `correct`) or a key of the metrics events that holds
@@ -16,13 +11,12 @@
 -- the first one's prompt is the input, the last one's answer the
 -- completion (unless the match event records what it judged), their
 -- token usage the item's. Only the sets to build are read
--- (is_unbuilt_set).
+-- (unbuilt).
 with
 
 runs as (
 
-    select * from {{ ref('int_openai_evals__runs_current') }}
-    where {{ is_unbuilt_set(kind='openai_evals_record') }}
+    select * from {{ unbuilt(ref('int_openai_evals__runs_current')) }}
 
 ),
 
@@ -31,8 +25,7 @@ events as (
     select
         * exclude (data_json),  -- noqa: RF02
         cast(data_json as json) as data_json
-    from {{ ref('openai_evals_events') }}
-    where {{ is_unbuilt_set(kind='openai_evals_record') }}
+    from {{ unbuilt(ref('openai_evals_events')) }}
 
 ),
 

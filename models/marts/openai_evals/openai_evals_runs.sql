@@ -1,9 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
+{{ config(materialized='set_incremental', kind='openai_evals_record') }}
 -- One row per evaluation set of an imported tool (an OpenAI Evals record
 -- file: one run): the run, its series (tool, eval, completion functions),
 -- its status (a file without its final report is a run that did not
@@ -13,22 +8,19 @@ with
 
 runs as (
 
-    select * from {{ ref('int_openai_evals__runs_current') }}
-    where {{ is_unbuilt_set(kind='openai_evals_record') }}
+    select * from {{ unbuilt(ref('int_openai_evals__runs_current')) }}
 
 ),
 
 items as (
 
-    select * from {{ ref('openai_evals_item_scores') }}
-    where {{ is_unbuilt_set(kind='openai_evals_record') }}
+    select * from {{ unbuilt(ref('openai_evals_item_scores')) }}
 
 ),
 
 events as (
 
-    select * from {{ ref('openai_evals_events') }}
-    where {{ is_unbuilt_set(kind='openai_evals_record') }}
+    select * from {{ unbuilt(ref('openai_evals_events')) }}
 
 ),
 

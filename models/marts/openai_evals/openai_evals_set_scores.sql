@@ -1,9 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
+{{ config(materialized='set_incremental', kind='openai_evals_record') }}
 -- One row per (OpenAI Evals run, scorer, metric): each scorer's figure
 -- computed here from the items (match: accuracy, the share of match events
 -- recorded correct as evals' get_accuracy; a metrics key: mean, evals'
@@ -20,29 +15,25 @@ with
 
 runs as (
 
-    select * from {{ ref('int_openai_evals__runs_current') }}
-    where {{ is_unbuilt_set(kind='openai_evals_record') }}
+    select * from {{ unbuilt(ref('int_openai_evals__runs_current')) }}
 
 ),
 
 stats as (
 
-    select * from {{ ref('int_openai_evals__set_stats') }}
-    where {{ is_unbuilt_set(kind='openai_evals_record') }}
+    select * from {{ unbuilt(ref('int_openai_evals__set_stats')) }}
 
 ),
 
 reported as (
 
-    select * from {{ ref('int_openai_evals__reported_scores') }}
-    where {{ is_unbuilt_set(kind='openai_evals_record') }}
+    select * from {{ unbuilt(ref('int_openai_evals__reported_scores')) }}
 
 ),
 
 items as (
 
-    select * from {{ ref('openai_evals_item_scores') }}
-    where {{ is_unbuilt_set(kind='openai_evals_record') }}
+    select * from {{ unbuilt(ref('openai_evals_item_scores')) }}
 
 ),
 
@@ -51,10 +42,9 @@ events as (
     select
         * exclude (data_json),  -- noqa: RF02
         cast(data_json as json) as data_json
-    from {{ ref('openai_evals_events') }}
+    from {{ unbuilt(ref('openai_evals_events')) }}
     where
         event_type in ('sampling', 'metrics')
-        and {{ is_unbuilt_set(kind='openai_evals_record') }}
 
 ),
 

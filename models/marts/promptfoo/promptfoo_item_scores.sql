@@ -1,9 +1,7 @@
 {{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets('int_promptfoo__output_sets') }}",
+    materialized='set_incremental',
+    sets_model='int_promptfoo__output_sets',
 ) }}
--- depends_on: {{ ref('int_promptfoo__output_sets') }}
 -- One row per (set, sample, epoch, scorer) of the current promptfoo
 -- outputs. A set is one column (provider x prompt); a sample is one test
 -- (a hash of its vars and asserts), its repeats the epochs in testIdx
@@ -11,22 +9,20 @@
 -- pass its success); each assertion (gradingResult.componentResults) is a
 -- scorer of its own, named by its metric, else its type (`#n` when a
 -- result has the name more than once). Only the sets to build are read
--- (is_unbuilt_set).
+-- (unbuilt).
 with
 
 sets as (
 
-    select * from {{ ref('int_promptfoo__output_sets') }}
-    where {{ is_unbuilt_set(sets_model='int_promptfoo__output_sets') }}
+    select * from {{ unbuilt(ref('int_promptfoo__output_sets')) }}
 
 ),
 
 results as (
 
-    select * from {{ ref('stg_promptfoo__results') }}
+    select * from {{ unbuilt(ref('stg_promptfoo__results')) }}
     where
         reject_reason is null
-        and {{ is_unbuilt_set(sets_model='int_promptfoo__output_sets') }}
 
 ),
 

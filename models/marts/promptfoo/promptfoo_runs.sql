@@ -1,9 +1,7 @@
 {{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets('int_promptfoo__output_sets') }}",
+    materialized='set_incremental',
+    sets_model='int_promptfoo__output_sets',
 ) }}
--- depends_on: {{ ref('int_promptfoo__output_sets') }}
 -- One row per promptfoo set (an output's column: provider x prompt): the
 -- run (promptfoo's evalId), its series (promptfoo, description, provider,
 -- prompt), its tests, repeats, results and errors, tokens (the model's
@@ -13,17 +11,15 @@ with
 
 sets as (
 
-    select * from {{ ref('int_promptfoo__output_sets') }}
-    where {{ is_unbuilt_set(sets_model='int_promptfoo__output_sets') }}
+    select * from {{ unbuilt(ref('int_promptfoo__output_sets')) }}
 
 ),
 
 results as (
 
-    select * from {{ ref('promptfoo_item_scores') }}
+    select * from {{ unbuilt(ref('promptfoo_item_scores')) }}
     where
         scorer = 'overall'
-        and {{ is_unbuilt_set(sets_model='int_promptfoo__output_sets') }}
 
 ),
 

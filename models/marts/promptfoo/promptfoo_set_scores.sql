@@ -1,9 +1,7 @@
 {{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets('int_promptfoo__output_sets') }}",
+    materialized='set_incremental',
+    sets_model='int_promptfoo__output_sets',
 ) }}
--- depends_on: {{ ref('int_promptfoo__output_sets') }}
 -- One row per (promptfoo set, scorer, metric): the pass rate of `overall`
 -- (results that succeeded over results), the mean of every scorer
 -- (`overall`: the results' scores; an assertion: its scores where it
@@ -17,22 +15,19 @@ with
 
 sets as (
 
-    select * from {{ ref('int_promptfoo__output_sets') }}
-    where {{ is_unbuilt_set(sets_model='int_promptfoo__output_sets') }}
+    select * from {{ unbuilt(ref('int_promptfoo__output_sets')) }}
 
 ),
 
 stats as (
 
-    select * from {{ ref('int_promptfoo__set_stats') }}
-    where {{ is_unbuilt_set(sets_model='int_promptfoo__output_sets') }}
+    select * from {{ unbuilt(ref('int_promptfoo__set_stats')) }}
 
 ),
 
 reported as (
 
-    select * from {{ ref('int_promptfoo__reported_scores') }}
-    where {{ is_unbuilt_set(sets_model='int_promptfoo__output_sets') }}
+    select * from {{ unbuilt(ref('int_promptfoo__reported_scores')) }}
 
 ),
 
@@ -41,8 +36,7 @@ scorers as (
     select distinct
         set_id,
         scorer
-    from {{ ref('promptfoo_item_scores') }}
-    where {{ is_unbuilt_set(sets_model='int_promptfoo__output_sets') }}
+    from {{ unbuilt(ref('promptfoo_item_scores')) }}
 
 ),
 

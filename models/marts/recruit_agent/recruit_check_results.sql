@@ -1,15 +1,10 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
+{{ config(materialized='set_incremental', kind='recruit_agent') }}
 -- One row per evaluated accuracy check of every scored recruit item.
 with
 
 checks as (
 
-    select * from {{ ref('int_recruit_agent__checks_evaluated') }}
+    select * from {{ unbuilt(ref('int_recruit_agent__checks_evaluated')) }}
 
 ),
 
@@ -46,9 +41,6 @@ final as (
         on
             checks.set_id = items.set_id
             and checks.line_number = items.line_number
-    where {{ is_unbuilt_set(
-        'checks.set_id', 'checks.file_sha256', kind='recruit_agent'
-    ) }}
 
 )
 

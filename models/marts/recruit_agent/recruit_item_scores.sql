@@ -1,15 +1,10 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
+{{ config(materialized='set_incremental', kind='recruit_agent') }}
 -- One row per scored JSONL line of the current version of each recruit set.
 with
 
 items as (
 
-    select * from {{ ref('int_recruit_agent__items_scored') }}
+    select * from {{ unbuilt(ref('int_recruit_agent__items_scored')) }}
 
 ),
 
@@ -70,9 +65,6 @@ final as (
         items.raw_json
     from items
     left join pass_rules on true
-    where {{ is_unbuilt_set(
-        'items.set_id', 'items.file_sha256', kind='recruit_agent'
-    ) }}
 
 )
 

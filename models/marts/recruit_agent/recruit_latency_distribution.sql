@@ -1,16 +1,11 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
+{{ config(materialized='set_incremental', kind='recruit_agent') }}
 -- One row per (set, latency class, latency score): how many items got each
 -- score 0-5 of their class's rubric, every score present (0 when none).
 with
 
 items as (
 
-    select * from {{ ref('recruit_item_scores') }}
+    select * from {{ unbuilt(ref('recruit_item_scores')) }}
 
 ),
 
@@ -32,9 +27,6 @@ new_sets as (
         set_id,
         file_sha256
     from items
-    where {{ is_unbuilt_set(
-        'items.set_id', 'items.file_sha256', kind='recruit_agent'
-    ) }}
 
 ),
 

@@ -1,9 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
+{{ config(materialized='set_incremental', kind='recruit_agent') }}
 -- One row per (set, query): how reproducible repeated runs of the query are
 -- (SPEC 4.3). ratio_a = share of the most common intent_label, ratio_b =
 -- share of the most common ui_signature, consistency = (a + b) / 2 x 5;
@@ -12,16 +7,7 @@ with
 
 items as (
 
-    select * from {{ ref('recruit_item_scores') }}
-
-),
-
-new_items as (
-
-    select * from items
-    where {{ is_unbuilt_set(
-        'items.set_id', 'items.file_sha256', kind='recruit_agent'
-    ) }}
+    select * from {{ unbuilt(ref('recruit_item_scores')) }}
 
 ),
 
@@ -32,7 +18,7 @@ label_counts as (
         query_id,
         intent_label,
         count(*) as n_rows
-    from new_items
+    from items
     group by set_id, query_id, intent_label
 
 ),
@@ -44,7 +30,7 @@ signature_counts as (
         query_id,
         ui_signature,
         count(*) as n_rows
-    from new_items
+    from items
     group by set_id, query_id, ui_signature
 
 ),
@@ -97,7 +83,7 @@ runs as (
         count(*) as n_runs,
         count(distinct round) as n_rounds,
         arg_min(query_text, line_number) as query_text
-    from new_items
+    from items
     group by set_id, file_sha256, query_id
 
 ),

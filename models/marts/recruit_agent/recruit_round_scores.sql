@@ -1,16 +1,11 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
+{{ config(materialized='set_incremental', kind='recruit_agent') }}
 -- One row per (set, round): item means of every score (SPEC 4.4, as 3.5),
 -- latency overall and per class (SINGLE = basic, MULTI = multi-tool).
 with
 
 items as (
 
-    select * from {{ ref('recruit_item_scores') }}
+    select * from {{ unbuilt(ref('recruit_item_scores')) }}
 
 ),
 
@@ -44,9 +39,6 @@ final as (
         cast(sum(n_checks) as bigint) as n_checks,
         cast(sum(n_checks_passed) as bigint) as n_checks_passed
     from items
-    where {{ is_unbuilt_set(
-        'items.set_id', 'items.file_sha256', kind='recruit_agent'
-    ) }}
     group by set_id, file_sha256, round, round_order
 
 )

@@ -1,9 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
+{{ config(materialized='set_incremental', kind='recruit_agent') }}
 -- One row per recruit set: the six metrics (SPEC 4.4) as the mean of the
 -- round results, consistency as the mean over queries (queries run once
 -- count as 0), and the optional weighted total (weights: seed
@@ -18,7 +13,7 @@ current_sets as (
 
 items as (
 
-    select * from {{ ref('recruit_item_scores') }}
+    select * from {{ unbuilt(ref('recruit_item_scores')) }}
 
 ),
 
@@ -60,9 +55,6 @@ set_items as (
         cast(sum(n_checks_passed) as bigint) as n_checks_passed,
         cast(sum(n_checks_invalid) as bigint) as n_checks_invalid
     from items
-    where {{ is_unbuilt_set(
-        'items.set_id', 'items.file_sha256', kind='recruit_agent'
-    ) }}
     group by set_id, file_sha256
 
 ),

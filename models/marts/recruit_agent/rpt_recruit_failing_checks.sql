@@ -1,10 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
-{%- set unbuilt = is_unbuilt_set(kind='recruit_agent') %}
+{{ config(materialized='set_incremental', kind='recruit_agent') }}
 -- One row per (set, check, reason) that failed: how many items it failed
 -- and an example of the value found, ranked by the number of items: the
 -- report's failing-checks table (its first ten).
@@ -12,8 +6,7 @@ with
 
 checks as (
 
-    select * from {{ ref('recruit_check_results') }}
-    where {{ unbuilt }}
+    select * from {{ unbuilt(ref('recruit_check_results')) }}
 
 ),
 

@@ -1,10 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
-{%- set unbuilt = is_unbuilt_set(kind='recruit_agent') %}
+{{ config(materialized='set_incremental', kind='recruit_agent') }}
 -- One row per (set, latency class, latency bin) with items: the latency
 -- histogram of each class (MULTI first) in its rubric's bins
 -- (rpt_latency_histogram_bins), as the report's chart draws it; bin -1
@@ -13,8 +7,7 @@ with
 
 items as (
 
-    select * from {{ ref('recruit_item_scores') }}
-    where {{ unbuilt }}
+    select * from {{ unbuilt(ref('recruit_item_scores')) }}
 
 ),
 

@@ -1,10 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
-{%- set unbuilt = is_unbuilt_set(kind='recruit_agent') %}
+{{ config(materialized='set_incremental', kind='recruit_agent') }}
 -- One row per (set, series, bin) with observations: the histogram of the
 -- items' accuracy scores, and of the queries' consistency scores, split
 -- into queries run at least twice (consistency_scored) and queries run
@@ -14,15 +8,13 @@ with
 
 items as (
 
-    select * from {{ ref('recruit_item_scores') }}
-    where {{ unbuilt }}
+    select * from {{ unbuilt(ref('recruit_item_scores')) }}
 
 ),
 
 queries as (
 
-    select * from {{ ref('recruit_query_consistency') }}
-    where {{ unbuilt }}
+    select * from {{ unbuilt(ref('recruit_query_consistency')) }}
 
 ),
 

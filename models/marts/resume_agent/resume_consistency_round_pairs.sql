@@ -1,10 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
-{%- set unbuilt = is_unbuilt_set(kind='resume_agent') %}
+{{ config(materialized='set_incremental', kind='resume_agent') }}
 -- One row per (set, round pair a < b): pair outcomes and the consistency
 -- score 5 x (both_pass + both_fail) / pairs (SPEC 3.4). Queries that ran in
 -- only one of the two rounds are counted as unpaired, not scored.
@@ -12,15 +6,13 @@ with
 
 items as (
 
-    select * from {{ ref('resume_item_scores') }}
-    where {{ unbuilt }}
+    select * from {{ unbuilt(ref('resume_item_scores')) }}
 
 ),
 
 pairs as (
 
-    select * from {{ ref('resume_consistency_pairs') }}
-    where {{ unbuilt }}
+    select * from {{ unbuilt(ref('resume_consistency_pairs')) }}
 
 ),
 

@@ -1,14 +1,8 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
-{%- set sets = unbuilt_sets(kind='resume_agent') %}
+{{ config(materialized='set_incremental', kind='resume_agent') }}
 -- One row per scored CSV record of the current version of each resume set,
 -- with round order and duplicate flags (SPEC 3.4) from
 -- int_resume_agent__set_rounds and int_resume_agent__query_rounds.
--- Every read carries the literal filter of the sets to build (unbuilt_sets),
+-- Every read carries the literal filter of the sets to build (unbuilt),
 -- so an incremental build reads those sets only. Only the (query, round)s
 -- run more than once are joined, and by a left join: the hash table holds
 -- the few repeated queries, not one row per item (joining every
@@ -17,22 +11,20 @@ with
 
 items as (
 
-    select * from {{ ref('int_resume_agent__items_labelled') }}
-    where {{ in_sets(sets) }}
+    select * from {{ unbuilt(ref('int_resume_agent__items_labelled')) }}
 
 ),
 
 repeated_query_rounds as (
 
-    select * from {{ ref('int_resume_agent__query_rounds') }}
-    where {{ in_sets(sets) }} and n_lines > 1
+    select * from {{ unbuilt(ref('int_resume_agent__query_rounds')) }}
+    where n_lines > 1
 
 ),
 
 set_rounds as (
 
-    select * from {{ ref('int_resume_agent__set_rounds') }}
-    where {{ in_sets(sets) }}
+    select * from {{ unbuilt(ref('int_resume_agent__set_rounds')) }}
 
 ),
 

@@ -1,18 +1,11 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
-{%- set unbuilt = is_unbuilt_set(kind='resume_agent') %}
+{{ config(materialized='set_incremental', kind='resume_agent') }}
 -- One row per (set, round, track): item means per track, with mean latency
 -- seconds (non-null only) and mean latency score (missing counts as 0).
 with
 
 items as (
 
-    select * from {{ ref('resume_item_scores') }}
-    where {{ unbuilt }}
+    select * from {{ unbuilt(ref('resume_item_scores')) }}
 
 ),
 

@@ -1,10 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
-{%- set unbuilt = is_unbuilt_set(kind='resume_agent') %}
+{{ config(materialized='set_incremental', kind='resume_agent') }}
 -- One row per resume set: the mean of its round results (not the pooled item
 -- mean, SPEC 3.5) and consistency as the mean over round pairs with pairs.
 with
@@ -17,22 +11,19 @@ current_sets as (
 
 items as (
 
-    select * from {{ ref('resume_item_scores') }}
-    where {{ unbuilt }}
+    select * from {{ unbuilt(ref('resume_item_scores')) }}
 
 ),
 
 rounds as (
 
-    select * from {{ ref('resume_round_scores') }}
-    where {{ unbuilt }}
+    select * from {{ unbuilt(ref('resume_round_scores')) }}
 
 ),
 
 round_pairs as (
 
-    select * from {{ ref('resume_consistency_round_pairs') }}
-    where {{ unbuilt }}
+    select * from {{ unbuilt(ref('resume_consistency_round_pairs')) }}
 
 ),
 

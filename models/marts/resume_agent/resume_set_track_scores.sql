@@ -1,25 +1,17 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
-{%- set unbuilt = is_unbuilt_set(kind='resume_agent') %}
+{{ config(materialized='set_incremental', kind='resume_agent') }}
 -- One row per (set, track): the mean over rounds of the per-track round
 -- results, latency seconds and score per track, and consistency per track.
 with
 
 round_tracks as (
 
-    select * from {{ ref('resume_round_track_scores') }}
-    where {{ unbuilt }}
+    select * from {{ unbuilt(ref('resume_round_track_scores')) }}
 
 ),
 
 pairs as (
 
-    select * from {{ ref('resume_consistency_pairs') }}
-    where {{ unbuilt }}
+    select * from {{ unbuilt(ref('resume_consistency_pairs')) }}
 
 ),
 

@@ -1,10 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
-{%- set unbuilt = is_unbuilt_set(kind='resume_agent') %}
+{{ config(materialized='set_incremental', kind='resume_agent') }}
 -- One row per (set, query, round pair) whose two runs disagree (outcome
 -- mismatch), with the question as the first round asked it (its one row
 -- that is not a duplicate: is_duplicate marks every later row of a (query,
@@ -13,15 +7,13 @@ with
 
 pairs as (
 
-    select * from {{ ref('resume_consistency_pairs') }}
-    where {{ unbuilt }}
+    select * from {{ unbuilt(ref('resume_consistency_pairs')) }}
 
 ),
 
 items as (
 
-    select * from {{ ref('resume_item_scores') }}
-    where {{ unbuilt }}
+    select * from {{ unbuilt(ref('resume_item_scores')) }}
 
 ),
 

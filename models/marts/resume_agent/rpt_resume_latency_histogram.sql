@@ -1,10 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
-{%- set unbuilt = is_unbuilt_set(kind='resume_agent') %}
+{{ config(materialized='set_incremental', kind='resume_agent') }}
 -- One row per (set, track, latency bin) with items: the latency histogram
 -- of each track in its rubric's bins (rpt_latency_histogram_bins), as the
 -- report's chart draws it; bin -1 counts the items without a latency.
@@ -12,8 +6,7 @@ with
 
 items as (
 
-    select * from {{ ref('resume_item_scores') }}
-    where {{ unbuilt }}
+    select * from {{ unbuilt(ref('resume_item_scores')) }}
 
 ),
 

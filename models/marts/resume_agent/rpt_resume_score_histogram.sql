@@ -1,10 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
-{%- set unbuilt = is_unbuilt_set(kind='resume_agent') %}
+{{ config(materialized='set_incremental', kind='resume_agent') }}
 -- One row per (set, item score, bin) with items: the histogram of the
 -- intent, accuracy and stability scores of the set's items (0 to
 -- score_max in score_histogram_bins equal bins), as the report's chart
@@ -13,8 +7,7 @@ with
 
 items as (
 
-    select * from {{ ref('resume_item_scores') }}
-    where {{ unbuilt }}
+    select * from {{ unbuilt(ref('resume_item_scores')) }}
 
 ),
 

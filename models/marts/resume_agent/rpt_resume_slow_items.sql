@@ -1,10 +1,4 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='append',
-    pre_hook="{{ delete_replaced_sets() }}",
-) }}
--- depends_on: {{ ref('int_sets__current') }}
-{%- set unbuilt = is_unbuilt_set(kind='resume_agent') %}
+{{ config(materialized='set_incremental', kind='resume_agent') }}
 -- One row per (set, round, track): the items, and those slower than the
 -- start of their rubric's last band, i.e. the latencies that score 0 (60 s
 -- on Track 3's multi rubric): the report's checklist line "Track3 60초
@@ -13,8 +7,7 @@ with
 
 items as (
 
-    select * from {{ ref('resume_item_scores') }}
-    where {{ unbuilt }}
+    select * from {{ unbuilt(ref('resume_item_scores')) }}
 
 ),
 

@@ -84,7 +84,7 @@ DBT_BUILD_ARGS = (
 KEY_FILES = ("dbt_project.yml", "profiles.yml")
 KEY_DIRS = ("models", "macros", "seeds")
 KEY_DISTRIBUTIONS = ("agent-eval-warehouse", "dbt-core", "dbt-duckdb")
-RECOMPUTED = ("table", "incremental")
+RECOMPUTED = ("table", "incremental", "set_incremental")
 # plan entries kept in the cache (most recently used first)
 KEEP_ENTRIES = 8
 NODE_TYPES = ("model", "seed", "snapshot")
