@@ -16,9 +16,12 @@ Pages (all read the published DuckDB file through `Snapshots`, read-only):
                       any sets of one agent against the first (A): the grid
                       of paired differences, p-values and Holm's adjustment,
                       the items changed first (agent_eval.compare);
-                      ?set=X: X against its baseline; /compare.csv the same
-                      as CSV (table=metrics or items); /compare/item one
+                      ?set=X: X against its baseline; /compare/item one
                       item of two sets, the answers side by side, word diff
+    /download/<table>.<csv|parquet>?...
+                      a table of a page, the page's filters applied, every
+                      row (agent_eval.viewer.downloads); /compare.csv the
+                      comparison's two tables (table=metrics or items)
     /<agent>          an agent's index page, if its viewer part has one
                       (/engagement: every engagement run)
 
@@ -42,9 +45,8 @@ from flask import Flask, Response, g, redirect, render_template, request, url_fo
 from werkzeug.exceptions import HTTPException
 
 from agent_eval import agents
-from agent_eval import compare as compare_mod
 from agent_eval.fonts import web_font_bytes
-from agent_eval.viewer import pages
+from agent_eval.viewer import downloads, pages
 from agent_eval.viewer.snapshots import NotPublished, Snapshots
 
 TOKEN_COOKIE = "agent_eval_token"
@@ -270,31 +272,20 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
     @app.get("/compare.csv")
     def compare_csv() -> Response:
         """The comparison (table=metrics) or the paired items of the reference
-        and `versus` (table=items) as CSV."""
-        cur = cursor()
-        sets = pages.compare_sets(request.args)
+        and `versus` (table=items) as CSV: /download/compare_<table>.csv."""
         table = request.args.get("table", "metrics")
         if table not in ("metrics", "items"):
             raise pages.BadRequest("table must be metrics or items")
-        if len(sets) < 2:
-            raise pages.BadRequest("compare needs at least two sets: /compare.csv?sets=A&sets=B")
-        for set_id in sets:
-            pages.find_set(cur, set_id)
-        try:
-            if table == "metrics":
-                result = compare_mod.compare(cur, sets)
-                text = compare_mod.to_csv(compare_mod.metric_records(result), compare_mod.METRIC_COLUMNS)
-            else:
-                compare_mod.check_sets(cur, sets)
-                versus = request.args.get("versus") or sets[1]
-                if versus not in sets[1:]:
-                    raise pages.BadRequest("versus must be one of the compared sets after the first")
-                found = compare_mod.items(cur, sets[0], versus)
-                text = compare_mod.to_csv(found, list(found[0]) if found else ["set_a", "set_b"])
-        except compare_mod.CompareError as err:
-            raise pages.BadRequest(str(err)) from None
-        response = Response(text, mimetype="text/csv")
-        response.headers["Content-Disposition"] = f"attachment; filename=compare_{table}.csv"
+        return download(f"compare_{table}", "csv")
+
+    @app.get("/download/<table>.<fmt>")
+    def download(table: str, fmt: str) -> Response:
+        """A table of a page as CSV or Parquet, the page's filters applied
+        (agent_eval.viewer.downloads)."""
+        found = downloads.build(cursor(), table, request.args)
+        chunks = downloads.write(cursor(), found, fmt)
+        response = Response(chunks, mimetype=downloads.FORMATS[fmt][0])
+        response.headers["Content-Disposition"] = f"attachment; filename={downloads.file_name(found.name, fmt)}"
         return response
 
     @app.get("/<name>")

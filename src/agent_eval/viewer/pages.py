@@ -115,28 +115,37 @@ def find_set(cur: Cursor, set_id: str | None) -> dict[str, Any]:
     return found
 
 
+# a set's metric cards: value, 95% interval and the verdict against the baseline
+SET_METRICS_SQL = (
+    "select m.metric, m.metric_label, m.direction, m.metric_value, m.ci_low, m.ci_high, "
+    "m.ci_method, m.n_obs, m.n_clusters, m.is_few_clusters, d.verdict, d.baseline_set_id, d.baseline_value, "
+    "d.delta, d.delta_ci_low, d.delta_ci_high "
+    "from marts.history_set_metrics as m "
+    "left join marts.history_metric_diffs as d on d.set_id = m.set_id and d.metric = m.metric "
+    "where m.set_id = ? order by m.metric_order"
+)
+SET_GATES_SQL = (
+    "select gate_id, metric, status, metric_value, min_score, max_regression, baseline_value, delta, reason "
+    "from marts.history_gate_results where set_id = ? order by status <> 'fail', gate_id"
+)
+
+
 def set_metrics(cur: Cursor, set_id: str) -> list[dict[str, Any]]:
     """Metric cards: value, 95% interval and the verdict against the baseline."""
-    return rows(
-        cur,
-        "select m.metric, m.metric_label, m.direction, m.metric_value, m.ci_low, m.ci_high, "
-        "m.ci_method, m.n_obs, m.n_clusters, m.is_few_clusters, d.verdict, d.baseline_set_id, d.baseline_value, "
-        "d.delta, "
-        "d.delta_ci_low, d.delta_ci_high "
-        "from marts.history_set_metrics as m "
-        "left join marts.history_metric_diffs as d on d.set_id = m.set_id and d.metric = m.metric "
-        "where m.set_id = ? order by m.metric_order",
-        [set_id],
-    )
+    return rows(cur, SET_METRICS_SQL, [set_id])
 
 
 def set_gates(cur: Cursor, set_id: str) -> list[dict[str, Any]]:
-    return rows(
-        cur,
-        "select gate_id, metric, status, metric_value, min_score, max_regression, baseline_value, delta, reason "
-        "from marts.history_gate_results where set_id = ? order by status <> 'fail', gate_id",
-        [set_id],
-    )
+    return rows(cur, SET_GATES_SQL, [set_id])
+
+
+# the metrics of the cards of a drop date's sets
+OVERVIEW_METRICS_SQL = (
+    "select m.set_id, m.agent, m.series_id, m.metric, m.metric_label, m.direction, m.metric_value, m.ci_low, "
+    "m.ci_high, m.n_clusters, m.is_few_clusters, d.verdict, d.delta from marts.history_set_metrics as m "
+    "left join marts.history_metric_diffs as d on d.set_id = m.set_id and d.metric = m.metric "
+    "where m.drop_date = ? order by m.set_id, m.metric_order"
+)
 
 
 def overview(cur: Cursor, day: date | None) -> dict[str, Any]:
@@ -159,14 +168,7 @@ def overview(cur: Cursor, day: date | None) -> dict[str, Any]:
         [day],
     )
     metrics: dict[str, list[dict[str, Any]]] = {}
-    for row in rows(
-        cur,
-        "select m.set_id, m.metric, m.metric_label, m.direction, m.metric_value, m.ci_low, m.ci_high, "
-        "m.n_clusters, m.is_few_clusters, d.verdict, d.delta from marts.history_set_metrics as m "
-        "left join marts.history_metric_diffs as d on d.set_id = m.set_id and d.metric = m.metric "
-        "where m.drop_date = ? order by m.set_id, m.metric_order",
-        [day],
-    ):
+    for row in rows(cur, OVERVIEW_METRICS_SQL, [day]):
         metrics.setdefault(row["set_id"], []).append(row)
     gates: dict[str, list[dict[str, Any]]] = {}
     for row in rows(
@@ -230,12 +232,26 @@ def day_issues(cur: Cursor, day: date | None, is_newest: bool) -> list[dict[str,
     )
 
 
+SERIES_LIST_SQL = (
+    "select series_id, agent, n_sets, newest_drop_date as newest from marts.rpt_history_series "
+    "order by agent, series_id"
+)
+
+
 def series_list(cur: Cursor) -> list[dict[str, Any]]:
-    return rows(
-        cur,
-        "select series_id, agent, n_sets, newest_drop_date as newest from marts.rpt_history_series "
-        "order by agent, series_id",
-    )
+    return rows(cur, SERIES_LIST_SQL)
+
+
+# a series' points per metric, between two drop dates (either may be null)
+SERIES_POINTS_SQL = (
+    "select t.metric, t.metric_label, t.direction, t.set_id, t.drop_date, t.set_seq, t.metric_value, "
+    "t.ci_low, t.ci_high, t.rolling_7_mean, t.rolling_28_mean, t.baseline_set_id, "
+    "b.metric_value as baseline_value "
+    "from marts.history_metric_trends as t "
+    "left join marts.history_set_metrics as b on b.set_id = t.baseline_set_id and b.metric = t.metric "
+    "where t.series_id = ? and (? is null or t.drop_date >= ?) and (? is null or t.drop_date <= ?) "
+    "order by t.metric_order, t.set_seq"
+)
 
 
 def series(cur: Cursor, series_id: str | None, start: date | None, end: date | None) -> dict[str, Any]:
@@ -252,17 +268,7 @@ def series(cur: Cursor, series_id: str | None, start: date | None, end: date | N
         raise NotFound(f"no series {series_id!r} in the published file")
     if start and end and start > end:
         raise BadRequest("from must not be after to")
-    points = rows(
-        cur,
-        "select t.metric, t.metric_label, t.direction, t.set_id, t.drop_date, t.set_seq, t.metric_value, "
-        "t.ci_low, t.ci_high, t.rolling_7_mean, t.rolling_28_mean, t.baseline_set_id, "
-        "b.metric_value as baseline_value "
-        "from marts.history_metric_trends as t "
-        "left join marts.history_set_metrics as b on b.set_id = t.baseline_set_id and b.metric = t.metric "
-        "where t.series_id = ? and (? is null or t.drop_date >= ?) and (? is null or t.drop_date <= ?) "
-        "order by t.metric_order, t.set_seq",
-        [series_id, start, start, end, end],
-    )
+    points = rows(cur, SERIES_POINTS_SQL, [series_id, start, start, end, end])
     charts: dict[str, dict[str, Any]] = {}
     for p in points:
         chart = charts.setdefault(
@@ -381,9 +387,24 @@ def item_filters(cur: Cursor, spec: ItemTable, set_id: str) -> dict[str, list[st
     }
 
 
-def item_table(cur: Cursor, spec: ItemTable, set_id: str, args: dict[str, str]) -> dict[str, Any]:
-    """One page of the set's items, filtered and sorted in SQL (a 1,000,000-item
-    set stays fast: the filters are column predicates, the page a LIMIT)."""
+@dataclass(frozen=True)
+class ItemFilter:
+    """The item table's filters and sort, checked: the SQL condition (values
+    as parameters, identifiers from the allow-lists) the page and its
+    downloads both use."""
+
+    condition: str
+    params: list[Any]
+    order: str
+    state: dict[str, Any]
+    choices: dict[str, list[str]]
+    labels: dict[str, str]
+
+
+def item_filter(cur: Cursor, spec: ItemTable, set_id: str, args: Any) -> ItemFilter:
+    """The item table's filters of a request (segment, round, status,
+    result, q, sort, dir, per_page); BadRequest for a value outside its
+    choices."""
     choices = item_filters(cur, spec, set_id)
     labels = segment_labels(cur, spec)
     segment = parse_choice(args.get("segment"), spec.segment_label, choices["segment"])
@@ -395,7 +416,6 @@ def item_table(cur: Cursor, spec: ItemTable, set_id: str, args: dict[str, str]) 
     per_page = parse_int(args.get("per_page"), "per_page", 50)
     if per_page not in PER_PAGE:
         raise BadRequest(f"per_page must be one of {', '.join(map(str, PER_PAGE))}")
-    page = parse_int(args.get("page"), "page", 1, 1, 10_000_000)
     text = (args.get("q") or "").strip()
     if len(text) > MAX_QUERY_CHARS:
         raise BadRequest(f"q must be at most {MAX_QUERY_CHARS} characters")
@@ -426,41 +446,6 @@ def item_table(cur: Cursor, spec: ItemTable, set_id: str, args: dict[str, str]) 
             # 250 ms for lower() + contains() over 1,000,000 answers)
             where.append("(query_text ilike ? or assistant_message ilike ?)")
             params += [f"%{text}%", f"%{text}%"]
-    condition = " and ".join(where)
-    total = scalar(cur, f"select count(*) from {spec.table} where {condition}", params)
-    pages = max(1, math.ceil(total / per_page))
-    page = min(page, pages)
-    # two steps: the page's line numbers from the narrow sort and filter
-    # columns, then the text of those lines only (sorting whole rows with
-    # their text cost 258 ms at page 200 of 1,000,000 items; this, 41 ms)
-    lines = [
-        r[0]
-        for r in db.fetch(
-            cur,
-            f"select line_number from {spec.table} where {condition} "
-            f"order by {sort} {direction} nulls last, line_number limit ? offset ?",
-            params + [per_page, (page - 1) * per_page],
-        )[1]
-    ]
-    found = (
-        {
-            r["line_number"]: r
-            for r in rows(
-                cur,
-                f"select line_number, query_id, {spec.segment} as segment, round, status, is_pass, "
-                f"latency_sec, latency_score, accuracy_score, "
-                f"left(query_text, {TEXT_PREVIEW}) as query_text, "
-                f"left(coalesce(assistant_message, error_message), {TEXT_PREVIEW}) as answer "
-                f"from {spec.table} where set_id = ? and list_contains(?, line_number)",
-                [set_id, lines],
-            )
-        }
-        if lines
-        else {}
-    )
-    items = [found[line] for line in lines]
-    for row in items:
-        row["segment_label"] = labels.get(str(row["segment"]), row["segment"])
     state = {
         "segment": segment,
         "round": round_,
@@ -471,13 +456,69 @@ def item_table(cur: Cursor, spec: ItemTable, set_id: str, args: dict[str, str]) 
         "per_page": per_page,
         "q": text,
     }
+    return ItemFilter(
+        condition=" and ".join(where),
+        params=params,
+        order=f"{sort} {direction} nulls last, line_number",
+        state=state,
+        choices=choices,
+        labels=labels,
+    )
+
+
+def item_rows_sql(spec: ItemTable, condition: str, preview: int | None = TEXT_PREVIEW) -> str:
+    """The item table's columns of the items matching ``condition``: the
+    question and answer cut to ``preview`` characters (None: whole)."""
+    question = f"left(query_text, {preview})" if preview else "query_text"
+    answer = "coalesce(assistant_message, error_message)"
+    answer = f"left({answer}, {preview})" if preview else answer
+    return (
+        f"select line_number, query_id, {spec.segment} as segment, round, status, is_pass, "
+        f"latency_sec, latency_score, accuracy_score, {question} as query_text, {answer} as answer "
+        f"from {spec.table} where {condition}"
+    )
+
+
+def item_table(cur: Cursor, spec: ItemTable, set_id: str, args: dict[str, str]) -> dict[str, Any]:
+    """One page of the set's items, filtered and sorted in SQL (a 1,000,000-item
+    set stays fast: the filters are column predicates, the page a LIMIT)."""
+    chosen = item_filter(cur, spec, set_id, args)
+    condition, params, labels = chosen.condition, chosen.params, chosen.labels
+    per_page = chosen.state["per_page"]
+    page = parse_int(args.get("page"), "page", 1, 1, 10_000_000)
+    total = scalar(cur, f"select count(*) from {spec.table} where {condition}", params)
+    pages = max(1, math.ceil(total / per_page))
+    page = min(page, pages)
+    # two steps: the page's line numbers from the narrow sort and filter
+    # columns, then the text of those lines only (sorting whole rows with
+    # their text cost 258 ms at page 200 of 1,000,000 items; this, 41 ms)
+    lines = [
+        r[0]
+        for r in db.fetch(
+            cur,
+            f"select line_number from {spec.table} where {condition} order by {chosen.order} limit ? offset ?",
+            params + [per_page, (page - 1) * per_page],
+        )[1]
+    ]
+    found = (
+        {
+            r["line_number"]: r
+            for r in rows(cur, item_rows_sql(spec, "set_id = ? and list_contains(?, line_number)"), [set_id, lines])
+        }
+        if lines
+        else {}
+    )
+    items = [found[line] for line in lines]
+    for row in items:
+        row["segment_label"] = labels.get(str(row["segment"]), row["segment"])
+    state = chosen.state
     return {
         "rows": items,
         "total": total,
         "page": page,
         "pages": pages,
         "state": state,
-        "choices": {**choices, "sort": spec.sorts, "per_page": PER_PAGE},
+        "choices": {**chosen.choices, "sort": spec.sorts, "per_page": PER_PAGE},
         "segment_label": spec.segment_label,
         "segment_labels": labels,
     }
@@ -512,30 +553,33 @@ def item(cur: Cursor, spec: ItemTable, set_id: str, line: int) -> dict[str, Any]
     }
 
 
-def distributions(cur: Cursor, spec: ItemTable, set_id: str) -> dict[str, Any]:
-    """Score and latency distributions of a set of an items agent, from its marts."""
-    out: dict[str, Any] = {
-        "percentiles": rows(
-            cur,
-            "select segment, item_filter, n_items, n_with_latency, p50_sec, p90_sec, p95_sec, p99_sec, max_sec "
-            "from marts.history_latency_percentiles where set_id = ? and scope = 'set' order by segment, item_filter",
-            [set_id],
-        ),
-        "rounds": rows(cur, spec.rounds_sql, [set_id]),
-        "latency": rows(cur, spec.latency_sql, [set_id]),
-    }
-    # the histogram of the items' accuracy scores in the report chart's
-    # bins, highest first: every bin, an empty one with 0 (the histogram
-    # mart holds only the bins with items)
-    out["scores"] = rows(
-        cur,
+PERCENTILES_SQL = (
+    "select segment, item_filter, n_items, n_with_latency, p50_sec, p90_sec, p95_sec, p99_sec, max_sec "
+    "from marts.history_latency_percentiles where set_id = ? and scope = 'set' order by segment, item_filter"
+)
+
+
+def score_bins_sql(spec: ItemTable) -> str:
+    """The histogram of a set's accuracy scores (one ?: the set) in the
+    report chart's bins, highest first: every bin, an empty one with 0
+    (the histogram mart holds only the bins with items)."""
+    return (
         "select b.bin, b.bin_lower, b.bin_upper, coalesce(h.n_items, 0) as n_items "
         "from marts.rpt_score_histogram_bins as b "
         f"left join {spec.score_histogram} as h "
         "on h.bin = b.bin and h.set_id = ? and h.series = 'accuracy_score' "
-        "where b.scale = 'item' order by b.bin desc",
-        [set_id],
+        "where b.scale = 'item' order by b.bin desc"
     )
+
+
+def distributions(cur: Cursor, spec: ItemTable, set_id: str) -> dict[str, Any]:
+    """Score and latency distributions of a set of an items agent, from its marts."""
+    out: dict[str, Any] = {
+        "percentiles": rows(cur, PERCENTILES_SQL, [set_id]),
+        "rounds": rows(cur, spec.rounds_sql, [set_id]),
+        "latency": rows(cur, spec.latency_sql, [set_id]),
+    }
+    out["scores"] = rows(cur, score_bins_sql(spec), [set_id])
     out["latency_histograms"] = latency_histograms(cur, spec, set_id)
     for part in [out["latency"], out["scores"], *(p["bins"] for p in out["latency_histograms"])]:
         largest = max((r["n_items"] for r in part), default=0)
