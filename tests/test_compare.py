@@ -24,6 +24,7 @@ import re
 import tempfile
 import unicodedata
 from collections import defaultdict
+from html import unescape
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -389,3 +390,50 @@ def test_download_queries_carry_request_values_as_parameters_only(published):
         cur.close()
     finally:
         snapshots.release(snapshot)
+
+
+def grid_of(html):
+    """{set: {metric: (value text, mark)}} of the page's grid, and the sets'
+    order (rows)."""
+    table = html.split('<table class="compare-grid">', 1)[1].split("</table>", 1)[0]
+    metrics = re.findall(r'<span class="muted">(\w+)</span></th>', table.split("</thead>", 1)[0])
+    order, cells = [], {}
+    for row in table.split('<tr data-set="')[1:]:
+        set_id = unescape(row.split('"', 1)[0])
+        order.append(set_id)
+        tds = row.split("<td>")[1:]
+        cells[set_id] = {
+            m: ("best" if 'class="best"' in td else "worst" if 'class="worst"' in td else None)
+            for m, td in zip(metrics, tds)
+        }
+    return order, cells, metrics
+
+
+def test_the_grid_marks_best_and_worst_and_sorts_the_sets_by_a_metric(client, published):
+    """Three sets: per metric the best and worst value in the metric's good
+    direction (min/max of the macros' values, worked out here) carry ★ and
+    ▼; a metric's heading sorts the sets by it, best first, and its link
+    then sorts the other way."""
+    ab, aa2 = metric_rows(published, A, B), metric_rows(published, A, A2)
+    query = f"/compare?sets={A}&sets={B}&sets={A2}"
+    html = client.get(query).get_data(as_text=True)
+    order, cells, metrics = grid_of(html)
+    assert order == [A, B, A2] and set(metrics) == set(ab)
+    for metric in metrics:
+        values = {A: ab[metric]["value_a"], B: ab[metric]["value_b"], A2: aa2[metric]["value_b"]}
+        sign = -1 if ab[metric]["direction"] == "lower_is_better" else 1
+        best = max(values, key=lambda s: sign * values[s])
+        worst = min(values, key=lambda s: sign * values[s])
+        marks = {s: cells[s][metric] for s in values}
+        if len(set(values.values())) == 1:
+            assert set(marks.values()) == {None}, metric
+        else:
+            assert marks[best] == "best" and marks[worst] == "worst", (metric, values, marks)
+    # latency_sec: lower is better, so best first is ascending
+    values = {A: ab["latency_sec"]["value_a"], B: ab["latency_sec"]["value_b"], A2: aa2["latency_sec"]["value_b"]}
+    html = client.get(f"{query}&sort=latency_sec").get_data(as_text=True)
+    assert grid_of(html)[0] == sorted(values, key=values.get)
+    [again] = [unescape(h) for h in re.findall(r'href="([^"]*sort=latency_sec[^"]*)"', html)]
+    assert "dir=desc" in again
+    assert grid_of(client.get(again.split("#")[0]).get_data(as_text=True))[0] == sorted(values, key=values.get)[::-1]
+    assert client.get(f"{query}&sort=metric_order;drop").status_code == 400

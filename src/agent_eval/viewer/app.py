@@ -252,7 +252,7 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
         if len(sets) < 2:
             raise pages.BadRequest("compare needs at least two sets: /compare?sets=A&sets=B (A is the reference)")
         first = pages.find_set(cur, sets[0])
-        data = pages.compare(cur, sets, request.args.get("versus"))
+        data = pages.compare(cur, sets, request.args.get("versus"), request.args.get("sort"), request.args.get("dir"))
         return render_template(
             "compare.html",
             page="compare",

@@ -655,11 +655,54 @@ def compare_choices(cur: Cursor, agent: str) -> list[dict[str, Any]]:
 CHANGED = ("pass_to_fail", "fail_to_pass", "score_changed")
 
 
-def compare(cur: Cursor, sets: list[str], versus: str | None = None) -> dict[str, Any]:
+def grid_rows(grid: list[dict[str, Any]], sets: list[str], sort: str | None, direction: str | None) -> dict[str, Any]:
+    """The grid as rows of sets (the reference first, then the others in
+    the request's order) and columns of metrics; ``sort`` (a metric of the
+    grid, BadRequest otherwise) orders the sets by their value of it, best
+    first unless ``direction`` says otherwise (asc / desc), missing values
+    last. Ordering is presentation: every value is a row of compare_metrics."""
+    metrics = {m["metric"]: m for m in grid}
+    sort = parse_choice(sort, "sort", list(metrics))
+    direction = parse_choice(direction, "dir", ("asc", "desc"))
+    order = list(sets)
+    if sort is not None:
+        metric = metrics[sort]
+        if direction is None:
+            direction = "asc" if metric["direction"] == "lower_is_better" else "desc"
+
+        def value(set_id: str) -> float | None:
+            cell = metric["cells"].get(set_id)
+            v = cell["value_b"] if cell else None
+            return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
+
+        present = sorted((s for s in sets if value(s) is not None), key=value, reverse=direction == "desc")
+        order = present + [s for s in sets if value(s) is None]
+    return {
+        "grid_sets": order,
+        "sort": sort,
+        "dir": direction,
+        # a header's link sorts by its metric, best first; again: the other way
+        "next_dir": {
+            m: ("asc" if direction == "desc" else "desc")
+            if m == sort
+            else ("asc" if metrics[m]["direction"] == "lower_is_better" else "desc")
+            for m in metrics
+        },
+    }
+
+
+def compare(
+    cur: Cursor,
+    sets: list[str],
+    versus: str | None = None,
+    sort: str | None = None,
+    direction: str | None = None,
+) -> dict[str, Any]:
     """Any sets side by side (agent_eval.compare: the published file's table
-    macros): the grid of metrics, and the items of the reference against
-    one other set (`versus`, default the second): changed items first (up
-    to MAX_FLIPS), the unchanged behind their count, the unpaired listed."""
+    macros): the grid of sets x metrics (sorted by a metric's value: ``sort``,
+    ``direction``), and the items of the reference against one other set
+    (`versus`, default the second): changed items first (up to MAX_FLIPS),
+    the unchanged behind their count, the unpaired listed."""
     for set_id in sets:
         find_set(cur, set_id)  # 404 for a set the file does not hold
     try:
@@ -683,9 +726,11 @@ def compare(cur: Cursor, sets: list[str], versus: str | None = None) -> dict[str
     unpaired = [r for r in shown if r["change"] in ("only_a", "only_b")][:MAX_FLIPS]
     unchanged = [r for r in shown if r["change"] == "unchanged"]
     tested = [r for r in result.metrics if r["set_b"] == versus and not r.get("is_reference")]
+    grid = result.grid()
     return {
         "comparison": result,
-        "grid": result.grid(),
+        "grid": grid,
+        **grid_rows(grid, sets, sort, direction),
         "versus": versus,
         "tested": tested,
         "pairing": tested[0] if tested else None,
