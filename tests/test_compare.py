@@ -15,6 +15,8 @@ history_pass_rules). A vs B by key (o ok, p partial, e error):
   pass->fail b = 4 (Q1 1/1, Q3 2/1, Q6 1/1, Q7 2/1), fail->pass c = 2
   (Q3 1/1, Q5 2/1): exact McNemar p = 2 P(X <= 2), X ~ Bin(6, 1/2)
   = 2 (1 + 6 + 15) / 64 = 0.6875; 15 pairs, 1 only in A, 1 only in B.
+tests/fixtures/summary_basic adds two summary sets (cases, no items):
+  2026-11-03/summary_claims.json and 2026-11-03/summary_bom.json.
 """
 
 from __future__ import annotations
@@ -51,7 +53,8 @@ MEASURES = {
 
 @pytest.fixture(scope="module")
 def wh(module_built):
-    warehouse, _ = module_built("compare")
+    # summary_basic: sets of an agent without items (the metrics-only compare)
+    warehouse, _ = module_built("compare", "summary_basic")
     return warehouse
 
 
@@ -232,7 +235,7 @@ def test_cli_text_json_csv(capsys, wh, published):
     [
         ([A], "at least two sets"),
         ([A, A], "named twice"),
-        ([A, "2026-11-20/nope.csv"], "no items of set(s) 2026-11-20/nope.csv"),
+        ([A, "2026-11-20/nope.csv"], "no set 2026-11-20/nope.csv"),
     ],
 )
 def test_cli_refuses_what_it_cannot_compare(capsys, wh, sets, message):
@@ -437,3 +440,50 @@ def test_the_grid_marks_best_and_worst_and_sorts_the_sets_by_a_metric(client, pu
     assert "dir=desc" in again
     assert grid_of(client.get(again.split("#")[0]).get_data(as_text=True))[0] == sorted(values, key=values.get)[::-1]
     assert client.get(f"{query}&sort=metric_order;drop").status_code == 400
+
+
+CLAIMS = "2026-11-03/summary_claims.json"
+BOM = "2026-11-03/summary_bom.json"
+
+
+def test_sets_without_items_compare_by_their_metrics_with_a_note(capsys, client, wh):
+    """Two summary sets (cases, no item table): the page, the CLI and the
+    download show each set's own metrics (history_set_metrics) side by side
+    and say that nothing is paired; no item table, no paired test."""
+    values = {
+        (s, m): v
+        for s, m, v in wh.query(
+            "select set_id, metric, metric_value from marts.history_set_metrics where set_id in (?, ?)", [CLAIMS, BOM]
+        )
+    }
+    assert {m for _, m in values} >= {"summary_accuracy", "summary_risk_coverage"}
+    response = client.get(f"/compare?sets={CLAIMS}&sets={BOM}")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert 'id="metrics-only"' in html and "No items to pair" in html
+    assert "<h2>Items" not in html and "Holm p" not in html.split('<table class="compare-grid">', 1)[1]
+    table = html.split('<table class="compare-grid">', 1)[1].split("</table>", 1)[0]
+    metrics = re.findall(r'<span class="muted">(\w+)</span></th>', table.split("</thead>", 1)[0])
+    for row in table.split('<tr data-set="')[1:]:
+        set_id = unescape(row.split('"', 1)[0])
+        shown = [re.search(r'<span class="n">([^<]*)</span>', td) for td in row.split("<td>")[1:]]
+        for metric, cell in zip(metrics, shown):
+            assert cell.group(1) == f"{values[(set_id, metric)]:,.3f}", (set_id, metric)
+    # the set page offers the compare too
+    assert 'class="compare-picker"' in client.get(f"/set?id={CLAIMS}").get_data(as_text=True)
+    # the CLI: the same note, exit 0; JSON marks it unpaired
+    code, out, _ = run_cli(capsys, wh, CLAIMS, BOM)
+    assert code == EXIT_OK and "No items to pair" in out
+    code, out, _ = run_cli(capsys, wh, "--json", CLAIMS, BOM)
+    doc = json.loads(out)
+    assert code == EXIT_OK and doc["paired"] is False and "No items to pair" in doc["note"]
+    assert {r["metric"]: r["value_b"] for r in doc["metrics"]} == {m: v for (s, m), v in values.items() if s == BOM}
+    assert all(r["p_value"] is None and r["n_paired"] is None for r in doc["metrics"])
+    # the download: the same rows; no item table to download
+    columns, found = read_back(client.get(f"/download/compare_metrics.parquet?sets={CLAIMS}&sets={BOM}"), "parquet")
+    assert {r[columns.index("metric")]: r[columns.index("value_a")] for r in found} == {
+        m: v for (s, m), v in values.items() if s == CLAIMS
+    }
+    assert client.get(f"/download/compare_items.csv?sets={CLAIMS}&sets={BOM}").status_code == 400
+    # sets of agents with and without items still do not mix
+    assert client.get(f"/compare?sets={A}&sets={CLAIMS}").status_code == 400

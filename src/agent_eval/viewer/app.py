@@ -198,12 +198,12 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
             "gates": pages.set_gates(cur, found["set_id"]),
             "page": "set",
         }
-        if agents.by_name().get(agent) is not None and agents.by_name()[agent].has_items:
-            # "compare with…": any set of the same agent, the baseline preselected
-            context["compare_choices"] = [
-                c for c in pages.compare_choices(cur, agent) if c["set_id"] != found["set_id"]
-            ]
-            context["compare_default"] = pages.baseline_of(cur, found["set_id"])
+        # "compare with…": any set of the same agent, the baseline preselected
+        # (sets without items compare by their metrics alone)
+        context["compare_choices"] = [
+            c for c in pages.compare_choices(cur, agent, found["set_id"]) if c["set_id"] != found["set_id"]
+        ]
+        context["compare_default"] = pages.baseline_of(cur, found["set_id"])
         part = viewer_part(agent)
         spec = getattr(part, "ITEM_TABLE", None)
         if spec is not None:
@@ -246,7 +246,7 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
                     page="compare",
                     set=found,
                     sets=[found["set_id"]],
-                    choices=pages.compare_choices(cur, found["agent"]),
+                    choices=pages.compare_choices(cur, found["agent"], found["set_id"]),
                 )
             sets = [baseline, found["set_id"]]
         if len(sets) < 2:
@@ -258,7 +258,7 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
             page="compare",
             set=first,
             sets=sets,
-            choices=pages.compare_choices(cur, first["agent"]),
+            choices=pages.compare_choices(cur, first["agent"], first["set_id"]),
             **data,
         )
 

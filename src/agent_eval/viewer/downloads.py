@@ -152,29 +152,33 @@ def series(cur: Cursor, args: Any) -> Table:
     return Table(sql, params, f"series_{series_id}")
 
 
-def compare_request(cur: Cursor, args: Any) -> list[str]:
+def compare_request(cur: Cursor, args: Any) -> tuple[list[str], bool]:
+    """The sets of a compare download, checked, and whether their items pair
+    (False: a set has no items, the comparison is of metrics only)."""
     sets = pages.compare_sets(args)
     if len(sets) < 2:
         raise pages.BadRequest("compare needs at least two sets: sets=A&sets=B (A is the reference)")
     for set_id in sets:
         pages.find_set(cur, set_id)
     try:
-        compare_mod.check_sets(cur, sets)
+        _, n_items = compare_mod.check_sets(cur, sets)
     except compare_mod.CompareError as err:
         raise pages.BadRequest(str(err)) from None
-    return sets
+    return sets, all(n_items.values())
 
 
 def compare_metrics(cur: Cursor, args: Any) -> Table:
     """The comparison: compare_metrics of each other set against the first,
     in METRIC_COLUMNS, the sets in their order."""
-    sets = compare_request(cur, args)
+    sets, paired = compare_request(cur, args)
     columns = ", ".join(compare_mod.METRIC_COLUMNS)
+    source = "marts.compare_metrics(?, ?)" if paired else f"({compare_mod.METRICS_ONLY_SQL})"
     parts = " union all ".join(
-        f"select {k} as set_order, metric_order, {columns} from marts.compare_metrics(?, ?)"
-        for k in range(1, len(sets))
+        f"select {k} as set_order, metric_order, {columns} from {source}" for k in range(1, len(sets))
     )
-    params = [value for other in sets[1:] for value in (sets[0], other)]
+    params = [
+        value for other in sets[1:] for value in ((sets[0], other) if paired else (sets[0], sets[0], sets[0], other))
+    ]
     sql = f"select {columns} from ({parts}) order by set_order, metric_order"
     return Table(sql, params, "compare_metrics")
 
@@ -183,7 +187,9 @@ def compare_items(cur: Cursor, args: Any) -> Table:
     """The paired items of the reference and ``versus`` (default the
     second set), changed first; ``change`` keeps a section of the page
     (changed, unpaired, unchanged) or one change."""
-    sets = compare_request(cur, args)
+    sets, paired = compare_request(cur, args)
+    if not paired:
+        raise pages.BadRequest(compare_mod.METRICS_ONLY)
     versus = args.get("versus") or sets[1]
     if versus not in sets[1:]:
         raise pages.BadRequest("versus must be one of the compared sets after the first")

@@ -642,13 +642,23 @@ def compare_sets(args: Any) -> list[str]:
     return sets
 
 
-def compare_choices(cur: Cursor, agent: str) -> list[dict[str, Any]]:
-    """The sets a set can be compared with: every set of its agent, newest first."""
+def compare_choices(cur: Cursor, agent: str, set_id: str | None = None) -> list[dict[str, Any]]:
+    """The sets a set can be compared with: every set of its agent, newest
+    first. For an imported run (marts.eval_runs: its series is tool, task
+    and model) the runs of the same task come first, whatever their model
+    (``is_same_task``): the comparison asked most is two models on one task."""
     return rows(
         cur,
-        "select set_id, any_value(series_id) as series_id, any_value(drop_date) as drop_date "
-        "from marts.history_set_metrics where agent = ? group by set_id order by drop_date desc, set_id",
-        [agent],
+        "with chosen as (select any_value(task) as task from marts.eval_runs where set_id = ?), "
+        "runs as (select set_id, any_value(task) as task, any_value(model) as model "
+        "from marts.eval_runs group by set_id) "
+        "select m.set_id, any_value(m.series_id) as series_id, any_value(m.drop_date) as drop_date, "
+        "any_value(r.task) as task, any_value(r.model) as model, "
+        "coalesce(any_value(r.task) = any_value(c.task), false) as is_same_task "
+        "from marts.history_set_metrics as m "
+        "left join runs as r on r.set_id = m.set_id cross join chosen as c "
+        "where m.agent = ? group by m.set_id order by is_same_task desc, drop_date desc, m.set_id",
+        [set_id, agent],
     )
 
 
@@ -712,6 +722,17 @@ def compare(
     versus = versus or sets[1]
     if versus not in sets[1:]:
         raise BadRequest(f"versus must be one of the compared sets after the first, not {versus[:80]!r}")
+    grid = result.grid()
+    if not result.paired:
+        # no items to pair: the sets' own metrics, and a note that says so
+        return {
+            "comparison": result,
+            "grid": grid,
+            **grid_rows(grid, sets, sort, direction),
+            "versus": versus,
+            "note": compare_mod.METRICS_ONLY,
+            "pairing": None,
+        }
     # one pass over the pairs: each change's count and its first MAX_FLIPS rows
     shown = rows(
         cur,
@@ -726,7 +747,6 @@ def compare(
     unpaired = [r for r in shown if r["change"] in ("only_a", "only_b")][:MAX_FLIPS]
     unchanged = [r for r in shown if r["change"] == "unchanged"]
     tested = [r for r in result.metrics if r["set_b"] == versus and not r.get("is_reference")]
-    grid = result.grid()
     return {
         "comparison": result,
         "grid": grid,
