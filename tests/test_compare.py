@@ -309,10 +309,16 @@ def test_every_table_of_the_set_and_compare_pages_downloads_as_csv_and_parquet(c
                 _, csv_rows = read_back(client.get(link), "csv")
                 _, parquet_rows = read_back(client.get(f"{path[:-4]}.parquet?{query}"), "parquet")
                 assert len(csv_rows) == len(parquet_rows), link
-    series_page = client.get(
-        "/series?id=" + page_links(client.get("/series/all").get_data(as_text=True), "/series?id=")[0][11:]
-    )
-    assert len(page_links(series_page.get_data(as_text=True), "/download/series.parquet")) >= 2  # all, and per metric
+    series_id = page_links(client.get("/series/all").get_data(as_text=True), "/series?id=")[0][len("/series?id=") :]
+    links = page_links(client.get(f"/series?id={series_id}").get_data(as_text=True), "/download/series.parquet")
+    per_metric = [link for link in links if "metric=" in link]
+    assert len(links) == len(per_metric) + 1 and per_metric  # all metrics, then one per chart
+    for link in per_metric:
+        metric = re.search(r"metric=(\w+)", link).group(1)
+        columns, found = read_back(client.get(link), "parquet")
+        assert found and {r[columns.index("metric")] for r in found} == {metric}
+        dates = [r[columns.index("drop_date")] for r in found]
+        assert dates == sorted(dates)
 
 
 def test_downloaded_items_are_the_pages_filtered_rows(client, wh):

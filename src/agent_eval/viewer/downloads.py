@@ -147,7 +147,7 @@ def series(cur: Cursor, args: Any) -> Table:
     metric = args.get("metric")
     if metric:
         # the filter wraps the page's query: the metric is a parameter
-        sql = f"select * from ({sql}) where metric = ?"
+        sql = f"select * from ({sql}) where metric = ? order by set_seq"
         params.append(metric)
     return Table(sql, params, f"series_{series_id}")
 
