@@ -209,25 +209,35 @@
     -- clustered by query), and per round and side
     observations as (
 
+        -- the measures of a pair as rows, by unnesting a list of structs:
+        -- a projection, where a lateral join of values is decorrelated
+        -- into a join on every column of item_pairs (about a fifth of the
+        -- macro's time at 1,000,000 items)
         select
             'delta' as set_id,
             '' as file_sha256,
             measures.metric,
-            item_pairs.round as group_key,
-            item_pairs.query_id as cluster_id,
+            measures.round as group_key,
+            measures.query_id as cluster_id,
             measures.value_b - measures.value_a as metric_value
-        from item_pairs
-        cross join
-            lateral (
-                values
-                {%- for metric, _ in compare_metric_columns() %}
-                ('{{ metric }}', item_pairs.{{ metric }}_a, item_pairs.{{ metric }}_b){{ ',' if not loop.last }}
-                {%- endfor %}
-            ) as measures (metric, value_a, value_b)
+        from (
+            select
+                query_id,
+                round,
+                unnest([
+                    {%- for metric, _ in compare_metric_columns() %}
+                    {
+                        'metric': '{{ metric }}',
+                        'value_a': cast({{ metric }}_a as double),
+                        'value_b': cast({{ metric }}_b as double)
+                    }{{ ',' if not loop.last }}
+                    {%- endfor %}
+                ], recursive := true)
+            from item_pairs
+            where in_a and in_b
+        ) as measures
         where
-            item_pairs.in_a
-            and item_pairs.in_b
-            and measures.value_a is not null
+            measures.value_a is not null
             and measures.value_b is not null
 
         union all

@@ -486,6 +486,8 @@ def compare_file(source_db: Path, target: Path, n_items: int, n_grid_items: int)
             f"create table marts.history_set_metrics as select * from {publish.SOURCE}.marts.history_set_metrics limit 0"
         )
         con.execute(f"create table rubric.verdict_labels as select * from {publish.SOURCE}.rubric.verdict_labels")
+        # the picker puts an imported run's same task first: no imported run here
+        con.execute(f"create table marts.eval_runs as select * from {publish.SOURCE}.marts.eval_runs limit 0")
         for set_id in pairs + grid:
             con.execute(
                 "insert into marts.history_set_metrics by name select ? as set_id, 'resume_agent' as agent, "

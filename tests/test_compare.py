@@ -15,18 +15,26 @@ history_pass_rules). A vs B by key (o ok, p partial, e error):
   pass->fail b = 4 (Q1 1/1, Q3 2/1, Q6 1/1, Q7 2/1), fail->pass c = 2
   (Q3 1/1, Q5 2/1): exact McNemar p = 2 P(X <= 2), X ~ Bin(6, 1/2)
   = 2 (1 + 6 + 15) / 64 = 0.6875; 15 pairs, 1 only in A, 1 only in B.
+tests/fixtures/summary_basic adds two summary sets (cases, no items):
+  2026-11-03/summary_claims.json and 2026-11-03/summary_bom.json.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import tempfile
 import unicodedata
 from collections import defaultdict
+from html import unescape
+from pathlib import Path
+from urllib.parse import unquote
 
 import duckdb
 import numpy as np
 import pytest
 from scipy import stats
+from werkzeug.datastructures import MultiDict
 
 from agent_eval import cli, compare
 from agent_eval.cli import EXIT_OK, EXIT_USAGE
@@ -45,7 +53,8 @@ MEASURES = {
 
 @pytest.fixture(scope="module")
 def wh(module_built):
-    warehouse, _ = module_built("compare")
+    # summary_basic: sets of an agent without items (the metrics-only compare)
+    warehouse, _ = module_built("compare", "summary_basic")
     return warehouse
 
 
@@ -226,7 +235,7 @@ def test_cli_text_json_csv(capsys, wh, published):
     [
         ([A], "at least two sets"),
         ([A, A], "named twice"),
-        ([A, "2026-11-20/nope.csv"], "no items of set(s) 2026-11-20/nope.csv"),
+        ([A, "2026-11-20/nope.csv"], "no set 2026-11-20/nope.csv"),
     ],
 )
 def test_cli_refuses_what_it_cannot_compare(capsys, wh, sets, message):
@@ -251,3 +260,236 @@ def test_word_diff_is_by_words_and_hangul_aware():
     assert word_diff(decomposed, "결과는 나쁘다") == [("same", "결과는 "), ("del", "좋다"), ("ins", "나쁘다")]
     # a missing answer: all inserted
     assert word_diff(None, "답") == [("ins", "답")]
+
+
+# ---------------------------------------------------------------- the viewer's downloads
+
+
+@pytest.fixture(scope="module")
+def client(published):
+    from agent_eval.viewer.app import create_app
+
+    return create_app(published).test_client()
+
+
+def page_links(html, prefix):
+    return [link.replace("&amp;", "&") for link in re.findall(r'href="(' + re.escape(prefix) + r'[^"]*)"', html)]
+
+
+def read_back(response, fmt):
+    """A downloaded file's rows, as DuckDB reads it (columns, rows)."""
+    assert response.status_code == 200, response.get_data(as_text=True)[:300]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"t.{fmt}"
+        path.write_bytes(response.get_data())
+        with duckdb.connect() as con:
+            reader = "read_parquet" if fmt == "parquet" else "read_csv_auto"
+            cursor = con.execute(f"select * from {reader}(?)", [str(path)])
+            return [d[0] for d in cursor.description], cursor.fetchall()
+
+
+def test_every_table_of_the_set_and_compare_pages_downloads_as_csv_and_parquet(client):
+    """Each table of a set page (metrics, gates, the four distributions, the
+    items) and of the compare page (metrics, items and each section of them)
+    has a CSV and a Parquet link, and each answers a file DuckDB reads with
+    the same rows in both formats."""
+    pages = {
+        f"/set?id={A}": {"set_metrics", "set_gates", "rounds", "scores", "latency", "percentiles", "items"},
+        f"/compare?sets={A}&sets={B}": {"compare_metrics", "compare_items"},
+        "/series/all": {"series_index"},
+        "/": {"overview"},
+    }
+    for page, tables in pages.items():
+        links = page_links(client.get(page).get_data(as_text=True), "/download/")
+        named = {re.match(r"/download/(\w+)\.(csv|parquet)", link).groups() for link in links}
+        assert named == {(t, f) for t in tables for f in ("csv", "parquet")}, page
+        for link in links:
+            path, _, query = link.partition("?")
+            if path.endswith(".csv"):
+                _, csv_rows = read_back(client.get(link), "csv")
+                _, parquet_rows = read_back(client.get(f"{path[:-4]}.parquet?{query}"), "parquet")
+                assert len(csv_rows) == len(parquet_rows), link
+    series_id = page_links(client.get("/series/all").get_data(as_text=True), "/series?id=")[0][len("/series?id=") :]
+    links = page_links(client.get(f"/series?id={series_id}").get_data(as_text=True), "/download/series.parquet")
+    per_metric = [link for link in links if "metric=" in link]
+    assert len(links) == len(per_metric) + 1 and per_metric  # all metrics, then one per chart
+    for link in per_metric:
+        metric = re.search(r"metric=(\w+)", link).group(1)
+        columns, found = read_back(client.get(link), "parquet")
+        assert found and {r[columns.index("metric")] for r in found} == {metric}
+        dates = [r[columns.index("drop_date")] for r in found]
+        assert dates == sorted(dates)
+
+
+def test_downloaded_items_are_the_pages_filtered_rows(client, wh):
+    """The item table filtered to the failures, sorted by latency: the
+    Parquet and the CSV hold every row the page lists, in its order, and
+    nothing else; the question and answer whole (the page cuts them)."""
+    query = f"id={A}&result=fail&sort=latency_sec&dir=desc&per_page=200"
+    html = client.get(f"/set?{query}").get_data(as_text=True)
+    table = html.split('<table class="items">', 1)[1].split("</table>", 1)[0]
+    lines = [int(n) for n in re.findall(r'class="item-link" href="[^"]*">(\d+)</a>', table)]
+    shown = int(re.search(r"([\d,]+) matching", html).group(1).replace(",", ""))
+    # the failures of A (an error fails): Q3 1/1, Q5 2/1, Q8 1/1 (the fixture's docstring)
+    assert shown == len(lines) == 3
+    [link] = page_links(html, "/download/items.parquet")
+    assert "result=fail" in link and "sort=latency_sec" in link and "dir=desc" in link
+    columns, found = read_back(client.get(link), "parquet")
+    assert [r[columns.index("line_number")] for r in found] == lines
+    assert {r[columns.index("is_pass")] for r in found} == {False}
+    texts = dict(wh.query("select line_number, query_text from marts.resume_item_scores where set_id = ?", [A]))
+    assert [r[columns.index("query_text")] for r in found] == [texts[n] for n in lines]
+    _, as_csv = read_back(client.get(link.replace(".parquet?", ".csv?", 1)), "csv")
+    assert [r[0] for r in as_csv] == lines
+
+
+def test_downloaded_comparison_is_the_macros_rows(client, published):
+    """The comparison's Parquet: compare_metrics of each set against A, in
+    the sets' order; the changed items' section: the 4 pass->fail, then the
+    2 fail->pass first, as the page lists them."""
+    columns, found = read_back(client.get(f"/download/compare_metrics.parquet?sets={A}&sets={B}&sets={A2}"), "parquet")
+    assert tuple(columns) == compare.METRIC_COLUMNS
+    for other in (B, A2):
+        expected = metric_rows(published, A, other)
+        mine = [dict(zip(columns, r)) for r in found if r[columns.index("set_b")] == other]
+        assert [r["metric"] for r in mine] == list(expected)
+        assert all(r["delta"] == expected[r["metric"]]["delta"] for r in mine)
+    html = client.get(f"/compare?sets={A}&sets={B}").get_data(as_text=True)
+    changed = html.split("<h3>Changed", 1)[1].split("</table>", 1)[0]
+    shown = re.findall(r"/compare/item\?[^\"]*query=([^&\"]+)&amp;round=([^&\"]+)\"", changed)
+    [link] = page_links(changed, "/download/compare_items.parquet")
+    columns, found = read_back(client.get(link), "parquet")
+    changes = [r[columns.index("change")] for r in found]
+    assert changes[:6] == ["pass_to_fail"] * 4 + ["fail_to_pass"] * 2
+    assert set(changes) <= {"pass_to_fail", "fail_to_pass", "score_changed"}
+    keys = [(r[columns.index("query_id")], r[columns.index("round")]) for r in found]
+    assert [(q, unquote(r)) for q, r in shown] == keys
+
+
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [
+        (f"/download/marts.history_items.csv?id={A}", 404),  # a table name is never SQL
+        (f"/download/items.sql?id={A}", 404),
+        (f"/download/items.parquet?id={A}&sort=line_number;drop table x", 400),
+        (f"/download/items.parquet?id={A}&segment=1 or 1=1", 400),
+        ("/download/items.parquet?id=' or 1=1 --", 404),
+        (f"/download/compare_items.parquet?sets={A}&sets={B}&change=all", 400),
+        (f"/download/compare_items.parquet?sets={A}&sets={B}&versus={A2}", 400),
+    ],
+)
+def test_downloads_refuse_what_is_not_a_table_or_a_choice(client, path, status):
+    assert client.get(path).status_code == status
+
+
+def test_download_queries_carry_request_values_as_parameters_only(published):
+    """Every request value reaches a download's query as a bound parameter:
+    a marker in the free-text filter is in the parameters, never in the SQL."""
+    from agent_eval.viewer import downloads
+    from agent_eval.viewer.snapshots import Snapshots
+
+    marker = "x' or '1'='1"
+    snapshots = Snapshots(published)
+    snapshot = snapshots.acquire()
+    try:
+        cur = snapshot.cursor()
+        found = downloads.build(cur, "items", {"id": A, "q": marker})
+        assert marker not in found.sql and any(marker in str(p) for p in found.params)
+        assert downloads.build(cur, "compare_items", MultiDict([("sets", A), ("sets", B)])).sql.count("?") == 2
+        cur.close()
+    finally:
+        snapshots.release(snapshot)
+
+
+def grid_of(html):
+    """{set: {metric: (value text, mark)}} of the page's grid, and the sets'
+    order (rows)."""
+    table = html.split('<table class="compare-grid">', 1)[1].split("</table>", 1)[0]
+    metrics = re.findall(r'<span class="muted">(\w+)</span></th>', table.split("</thead>", 1)[0])
+    order, cells = [], {}
+    for row in table.split('<tr data-set="')[1:]:
+        set_id = unescape(row.split('"', 1)[0])
+        order.append(set_id)
+        tds = row.split("<td>")[1:]
+        cells[set_id] = {
+            m: ("best" if 'class="best"' in td else "worst" if 'class="worst"' in td else None)
+            for m, td in zip(metrics, tds)
+        }
+    return order, cells, metrics
+
+
+def test_the_grid_marks_best_and_worst_and_sorts_the_sets_by_a_metric(client, published):
+    """Three sets: per metric the best and worst value in the metric's good
+    direction (min/max of the macros' values, worked out here) carry ★ and
+    ▼; a metric's heading sorts the sets by it, best first, and its link
+    then sorts the other way."""
+    ab, aa2 = metric_rows(published, A, B), metric_rows(published, A, A2)
+    query = f"/compare?sets={A}&sets={B}&sets={A2}"
+    html = client.get(query).get_data(as_text=True)
+    order, cells, metrics = grid_of(html)
+    assert order == [A, B, A2] and set(metrics) == set(ab)
+    for metric in metrics:
+        values = {A: ab[metric]["value_a"], B: ab[metric]["value_b"], A2: aa2[metric]["value_b"]}
+        sign = -1 if ab[metric]["direction"] == "lower_is_better" else 1
+        best = max(values, key=lambda s: sign * values[s])
+        worst = min(values, key=lambda s: sign * values[s])
+        marks = {s: cells[s][metric] for s in values}
+        if len(set(values.values())) == 1:
+            assert set(marks.values()) == {None}, metric
+        else:
+            assert marks[best] == "best" and marks[worst] == "worst", (metric, values, marks)
+    # latency_sec: lower is better, so best first is ascending
+    values = {A: ab["latency_sec"]["value_a"], B: ab["latency_sec"]["value_b"], A2: aa2["latency_sec"]["value_b"]}
+    html = client.get(f"{query}&sort=latency_sec").get_data(as_text=True)
+    assert grid_of(html)[0] == sorted(values, key=values.get)
+    [again] = [unescape(h) for h in re.findall(r'href="([^"]*sort=latency_sec[^"]*)"', html)]
+    assert "dir=desc" in again
+    assert grid_of(client.get(again.split("#")[0]).get_data(as_text=True))[0] == sorted(values, key=values.get)[::-1]
+    assert client.get(f"{query}&sort=metric_order;drop").status_code == 400
+
+
+CLAIMS = "2026-11-03/summary_claims.json"
+BOM = "2026-11-03/summary_bom.json"
+
+
+def test_sets_without_items_compare_by_their_metrics_with_a_note(capsys, client, wh):
+    """Two summary sets (cases, no item table): the page, the CLI and the
+    download show each set's own metrics (history_set_metrics) side by side
+    and say that nothing is paired; no item table, no paired test."""
+    values = {
+        (s, m): v
+        for s, m, v in wh.query(
+            "select set_id, metric, metric_value from marts.history_set_metrics where set_id in (?, ?)", [CLAIMS, BOM]
+        )
+    }
+    assert {m for _, m in values} >= {"summary_accuracy", "summary_risk_coverage"}
+    response = client.get(f"/compare?sets={CLAIMS}&sets={BOM}")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert 'id="metrics-only"' in html and "No items to pair" in html
+    assert "<h2>Items" not in html and "Holm p" not in html.split('<table class="compare-grid">', 1)[1]
+    table = html.split('<table class="compare-grid">', 1)[1].split("</table>", 1)[0]
+    metrics = re.findall(r'<span class="muted">(\w+)</span></th>', table.split("</thead>", 1)[0])
+    for row in table.split('<tr data-set="')[1:]:
+        set_id = unescape(row.split('"', 1)[0])
+        shown = [re.search(r'<span class="n">([^<]*)</span>', td) for td in row.split("<td>")[1:]]
+        for metric, cell in zip(metrics, shown):
+            assert cell.group(1) == f"{values[(set_id, metric)]:,.3f}", (set_id, metric)
+    # the set page offers the compare too
+    assert 'class="compare-picker"' in client.get(f"/set?id={CLAIMS}").get_data(as_text=True)
+    # the CLI: the same note, exit 0; JSON marks it unpaired
+    code, out, _ = run_cli(capsys, wh, CLAIMS, BOM)
+    assert code == EXIT_OK and "No items to pair" in out
+    code, out, _ = run_cli(capsys, wh, "--json", CLAIMS, BOM)
+    doc = json.loads(out)
+    assert code == EXIT_OK and doc["paired"] is False and "No items to pair" in doc["note"]
+    assert {r["metric"]: r["value_b"] for r in doc["metrics"]} == {m: v for (s, m), v in values.items() if s == BOM}
+    assert all(r["p_value"] is None and r["n_paired"] is None for r in doc["metrics"])
+    # the download: the same rows; no item table to download
+    columns, found = read_back(client.get(f"/download/compare_metrics.parquet?sets={CLAIMS}&sets={BOM}"), "parquet")
+    assert {r[columns.index("metric")]: r[columns.index("value_a")] for r in found} == {
+        m: v for (s, m), v in values.items() if s == CLAIMS
+    }
+    assert client.get(f"/download/compare_items.csv?sets={CLAIMS}&sets={BOM}").status_code == 400
+    # sets of agents with and without items still do not mix
+    assert client.get(f"/compare?sets={A}&sets={CLAIMS}").status_code == 400

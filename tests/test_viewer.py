@@ -20,6 +20,7 @@ The hostile file's expectations are worked out by hand from SPEC 3.2 / 3.3
 from __future__ import annotations
 
 import csv
+import html
 import io
 import itertools
 import os
@@ -458,6 +459,24 @@ def test_compare_any_sets_from_a_set_page(served):
     if first["message_a"] != first["message_b"]:
         assert "<del>" in cells[0] or "<ins>" in cells[1]
     assert served.get(link.replace("sets=", "sets=x", 1)).status_code == 404
+
+
+def test_an_imported_runs_picker_offers_the_runs_of_its_task_first(served):
+    """lm_eval's series are (tool, task, model): the picker of a ko_arith run
+    lists the other ko_arith runs, whatever their model, before the runs of
+    other tasks, and every other run of the tool."""
+    with duckdb.connect(str(served.wh.paths.published_db), read_only=True) as con:
+        runs = dict(con.execute("select set_id, task from marts.eval_runs where tool = 'lm_eval'").fetchall())
+    chosen = next(s for s, task in sorted(runs.items()) if task == "ko_arith" and "korean-7b" in s and "11-02" in s)
+    models = {s.split("/")[2] for s, task in runs.items() if task == "ko_arith" and s != chosen}
+    assert len(models) == 2  # the same task is offered for another model too
+    page = body(served.get("/set?id=" + chosen.replace("#", "%23")))
+    picker = page.split('class="compare-picker"', 1)[1].split("</form>", 1)[0]
+    options = [html.unescape(o) for o in re.findall(r'<option value="([^"]+)"', picker)]
+    assert sorted(options) == sorted(s for s in runs if s != chosen)
+    same = [o for o in options if runs[o] == "ko_arith"]
+    assert options[: len(same)] == same and len(same) == len(options) - sum(t != "ko_arith" for t in runs.values())
+    assert '<optgroup label="same task: ko_arith">' in picker
 
 
 # ---------------------------------------------------------------- labels and dates

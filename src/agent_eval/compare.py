@@ -64,6 +64,10 @@ class Comparison:
     agent: str
     n_items: dict[str, int]
     metrics: list[dict[str, Any]] = field(default_factory=list)
+    # False: a set has no items to pair (an agent without items, such as the
+    # summary's cases or an aggregate-only import): the sets' own metrics
+    # side by side, no paired test (see METRICS_ONLY)
+    paired: bool = True
 
     def grid(self) -> list[dict[str, Any]]:
         """One row per metric: its label, direction, the first set's value
@@ -95,10 +99,34 @@ class Comparison:
         return sorted(by_metric.values(), key=lambda e: (e["metric_order"], e["metric"]))
 
 
+METRICS_ONLY = (
+    "No items to pair (a set of an agent without an item table): each set's own metrics "
+    "(history_set_metrics) side by side, without a paired test; Δ, its interval and the verdict "
+    "are the history's (history_metric_diffs), shown where A is the set's baseline"
+)
+
+
+# the rows of a metrics-only comparison of B (the fourth ?) with A (the first
+# three), in METRIC_COLUMNS and metric_order: what the history holds, nothing new
+METRICS_ONLY_SQL = (
+    "select ? as set_a, b.set_id as set_b, b.metric, b.metric_label, b.direction, "
+    "a.metric_value as value_a, b.metric_value as value_b, d.delta, d.delta_ci_low as ci_low, "
+    "d.delta_ci_high as ci_high, null::bigint as n_pairs, d.n_clusters, d.delta_std_error as std_error, "
+    "case when d.delta is not null then 'history_metric_diffs' end as test, null::double as p_value, "
+    "null::double as p_holm, d.min_delta, d.verdict, null::bigint as n_paired, null::bigint as n_only_a, "
+    "null::bigint as n_only_b, null::bigint as n_pass_fail, null::bigint as n_fail_pass, b.metric_order "
+    "from marts.history_set_metrics as b "
+    "left join marts.history_set_metrics as a on a.set_id = ? and a.metric = b.metric "
+    "left join marts.history_metric_diffs as d "
+    "on d.set_id = b.set_id and d.metric = b.metric and d.baseline_set_id = ? "
+    "where b.set_id = ? order by b.metric_order"
+)
+
+
 def check_sets(cur: Cursor, sets: list[str]) -> tuple[str, dict[str, int]]:
-    """The agent of the sets and each set's item count; CompareError for
-    fewer than two sets, a repeated or unknown set, or sets of several
-    agents (their item keys and measures do not pair)."""
+    """The agent of the sets and each set's item count (0 for a set without
+    items); CompareError for fewer than two sets, a repeated or unknown set,
+    or sets of several agents (their item keys and measures do not pair)."""
     if len(sets) < 2:
         raise CompareError("compare needs at least two sets (the first is the reference)")
     if len(sets) > MAX_SETS:
@@ -109,17 +137,15 @@ def check_sets(cur: Cursor, sets: list[str]) -> tuple[str, dict[str, int]]:
         r["set_id"]: r
         for r in rows(
             cur,
-            "select set_id, any_value(agent) as agent, count(*) as n_items from marts.history_items "
-            "where set_id in (select unnest(?)) group by set_id",
+            "select m.set_id, any_value(m.agent) as agent, "
+            "(select count(*) from marts.history_items as i where i.set_id = m.set_id) as n_items "
+            "from marts.history_set_metrics as m where m.set_id in (select unnest(?)) group by m.set_id",
             [sets],
         )
     }
     unknown = [s for s in sets if s not in found]
     if unknown:
-        raise CompareError(
-            "no items of set(s) " + ", ".join(unknown) + " in the published file "
-            "(the compare pairs the items of agents with items: see `agent-eval compare --help`)"
-        )
+        raise CompareError("no set " + ", ".join(unknown) + " in the published file")
     agents = sorted({found[s]["agent"] for s in sets})
     if len(agents) > 1:
         raise CompareError("the sets belong to several agents (" + ", ".join(agents) + "): compare sets of one agent")
@@ -131,6 +157,8 @@ def compare(cur: Cursor, sets: list[str]) -> Comparison:
     the first set's own row (delta 0) is its value_a."""
     agent, n_items = check_sets(cur, sets)
     result = Comparison(sets=list(sets), agent=agent, n_items=n_items)
+    if not all(n_items.values()):
+        return metrics_only(cur, result)
     for other in sets[1:]:
         metric_rows = rows(cur, "select * from marts.compare_metrics(?, ?)", [sets[0], other])
         result.metrics.extend(metric_rows)
@@ -146,6 +174,44 @@ def compare(cur: Cursor, sets: list[str]) -> Comparison:
                 "metric_order": row["metric_order"],
                 "direction": row["direction"],
                 "value_b": row["value_a"],
+                "is_reference": True,
+            }
+        )
+    return result
+
+
+def metrics_only(cur: Cursor, result: Comparison) -> Comparison:
+    """Sets without items: per metric each set's value (history_set_metrics)
+    beside the first's; the delta, its interval and the verdict only where
+    the history computed them (history_metric_diffs, when the first set is
+    the other's baseline). Nothing is paired or tested here."""
+    result.paired = False
+    reference = result.sets[0]
+    for other in result.sets[1:]:
+        result.metrics.extend(
+            rows(
+                cur,
+                METRICS_ONLY_SQL,
+                [reference, reference, reference, other],
+            )
+        )
+    # the reference column: its own values, for every metric it has
+    for row in rows(
+        cur,
+        "select metric, metric_label, metric_order, direction, metric_value from marts.history_set_metrics "
+        "where set_id = ? order by metric_order",
+        [reference],
+    ):
+        result.metrics.append(
+            {
+                **dict.fromkeys(METRIC_COLUMNS),
+                "set_a": reference,
+                "set_b": reference,
+                "metric": row["metric"],
+                "metric_label": row["metric_label"],
+                "metric_order": row["metric_order"],
+                "direction": row["direction"],
+                "value_b": row["metric_value"],
                 "is_reference": True,
             }
         )
@@ -193,6 +259,8 @@ def to_json(comparison: Comparison) -> str:
         {
             "agent": comparison.agent,
             "reference": comparison.sets[0],
+            "paired": comparison.paired,
+            **({} if comparison.paired else {"note": METRICS_ONLY}),
             "sets": [{"set_id": s, "n_items": comparison.n_items[s]} for s in comparison.sets],
             "metrics": metric_records(comparison),
         },
@@ -227,18 +295,21 @@ def _p(value: Any) -> str:
 def to_text(comparison: Comparison) -> str:
     """A table per other set: metric, both values, delta, its 95% interval,
     the test, p, Holm's p and the verdict; the pairing counts above it."""
-    lines = [
-        f"agent {comparison.agent}: {len(comparison.sets)} sets, reference (A) {comparison.sets[0]}",
-        "Δ = B - A over the paired items; 95% interval clustered by query (CR1);",
-        "p: McNemar's exact test for pass_rate, else t with clusters - 1 df;",
-        "Holm: p adjusted across the metrics of each comparison.",
-    ]
+    lines = [f"agent {comparison.agent}: {len(comparison.sets)} sets, reference (A) {comparison.sets[0]}"]
+    if comparison.paired:
+        lines += [
+            "Δ = B - A over the paired items; 95% interval clustered by query (CR1);",
+            "p: McNemar's exact test for pass_rate, else t with clusters - 1 df;",
+            "Holm: p adjusted across the metrics of each comparison.",
+        ]
+    else:
+        lines.append(METRICS_ONLY + ".")
     header = ("metric", "A", "B", "Δ", "95% interval", "test", "p", "Holm p", "verdict")
     for other in comparison.sets[1:]:
         tested = [r for r in comparison.metrics if r["set_b"] == other and not r.get("is_reference")]
         lines.append("")
         lines.append(f"B = {other}")
-        if tested:
+        if tested and comparison.paired:
             first = tested[0]
             lines.append(
                 f"  items: {first['n_paired']} paired, {first['n_only_a']} only in A, {first['n_only_b']} only in B; "
@@ -254,10 +325,10 @@ def to_text(comparison: Comparison) -> str:
                     _num(r["value_b"]),
                     _num(r["delta"]),
                     interval,
-                    r["test"],
+                    r["test"] or "-",
                     _p(r["p_value"]),
                     _p(r["p_holm"]),
-                    r["verdict"],
+                    r["verdict"] or "-",
                 )
             )
         widths = [max(len(str(row[i])) for row in table) for i in range(len(header))]

@@ -16,9 +16,12 @@ Pages (all read the published DuckDB file through `Snapshots`, read-only):
                       any sets of one agent against the first (A): the grid
                       of paired differences, p-values and Holm's adjustment,
                       the items changed first (agent_eval.compare);
-                      ?set=X: X against its baseline; /compare.csv the same
-                      as CSV (table=metrics or items); /compare/item one
+                      ?set=X: X against its baseline; /compare/item one
                       item of two sets, the answers side by side, word diff
+    /download/<table>.<csv|parquet>?...
+                      a table of a page, the page's filters applied, every
+                      row (agent_eval.viewer.downloads); /compare.csv the
+                      comparison's two tables (table=metrics or items)
     /<agent>          an agent's index page, if its viewer part has one
                       (/engagement: every engagement run)
 
@@ -42,10 +45,9 @@ from flask import Flask, Response, g, redirect, render_template, request, url_fo
 from jinja2 import ChoiceLoader, FileSystemLoader, PrefixLoader
 from werkzeug.exceptions import HTTPException
 
-from agent_eval import compare as compare_mod
 from agent_eval import registry
 from agent_eval.fonts import web_font_bytes
-from agent_eval.viewer import pages
+from agent_eval.viewer import downloads, pages
 from agent_eval.viewer.snapshots import NotPublished, Snapshots
 
 TOKEN_COOKIE = "agent_eval_token"
@@ -216,12 +218,12 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
             "gates": pages.set_gates(cur, found["set_id"]),
             "page": "set",
         }
-        if registry.by_name().get(agent) is not None and registry.by_name()[agent].has_items:
-            # "compare with…": any set of the same agent, the baseline preselected
-            context["compare_choices"] = [
-                c for c in pages.compare_choices(cur, agent) if c["set_id"] != found["set_id"]
-            ]
-            context["compare_default"] = pages.baseline_of(cur, found["set_id"])
+        # "compare with…": any set of the same agent, the baseline preselected
+        # (sets without items compare by their metrics alone)
+        context["compare_choices"] = [
+            c for c in pages.compare_choices(cur, agent, found["set_id"]) if c["set_id"] != found["set_id"]
+        ]
+        context["compare_default"] = pages.baseline_of(cur, found["set_id"])
         part = viewer_part(agent)
         spec = getattr(part, "ITEM_TABLE", None)
         if spec is not None:
@@ -264,19 +266,19 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
                     page="compare",
                     set=found,
                     sets=[found["set_id"]],
-                    choices=pages.compare_choices(cur, found["agent"]),
+                    choices=pages.compare_choices(cur, found["agent"], found["set_id"]),
                 )
             sets = [baseline, found["set_id"]]
         if len(sets) < 2:
             raise pages.BadRequest("compare needs at least two sets: /compare?sets=A&sets=B (A is the reference)")
         first = pages.find_set(cur, sets[0])
-        data = pages.compare(cur, sets, request.args.get("versus"))
+        data = pages.compare(cur, sets, request.args.get("versus"), request.args.get("sort"), request.args.get("dir"))
         return render_template(
             "compare.html",
             page="compare",
             set=first,
             sets=sets,
-            choices=pages.compare_choices(cur, first["agent"]),
+            choices=pages.compare_choices(cur, first["agent"], first["set_id"]),
             **data,
         )
 
@@ -290,31 +292,20 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
     @app.get("/compare.csv")
     def compare_csv() -> Response:
         """The comparison (table=metrics) or the paired items of the reference
-        and `versus` (table=items) as CSV."""
-        cur = cursor()
-        sets = pages.compare_sets(request.args)
+        and `versus` (table=items) as CSV: /download/compare_<table>.csv."""
         table = request.args.get("table", "metrics")
         if table not in ("metrics", "items"):
             raise pages.BadRequest("table must be metrics or items")
-        if len(sets) < 2:
-            raise pages.BadRequest("compare needs at least two sets: /compare.csv?sets=A&sets=B")
-        for set_id in sets:
-            pages.find_set(cur, set_id)
-        try:
-            if table == "metrics":
-                result = compare_mod.compare(cur, sets)
-                text = compare_mod.to_csv(compare_mod.metric_records(result), compare_mod.METRIC_COLUMNS)
-            else:
-                compare_mod.check_sets(cur, sets)
-                versus = request.args.get("versus") or sets[1]
-                if versus not in sets[1:]:
-                    raise pages.BadRequest("versus must be one of the compared sets after the first")
-                found = compare_mod.items(cur, sets[0], versus)
-                text = compare_mod.to_csv(found, list(found[0]) if found else ["set_a", "set_b"])
-        except compare_mod.CompareError as err:
-            raise pages.BadRequest(str(err)) from None
-        response = Response(text, mimetype="text/csv")
-        response.headers["Content-Disposition"] = f"attachment; filename=compare_{table}.csv"
+        return download(f"compare_{table}", "csv")
+
+    @app.get("/download/<table>.<fmt>")
+    def download(table: str, fmt: str) -> Response:
+        """A table of a page as CSV or Parquet, the page's filters applied
+        (agent_eval.viewer.downloads)."""
+        found = downloads.build(cursor(), table, request.args)
+        chunks = downloads.write(cursor(), found, fmt)
+        response = Response(chunks, mimetype=downloads.FORMATS[fmt][0])
+        response.headers["Content-Disposition"] = f"attachment; filename={downloads.file_name(found.name, fmt)}"
         return response
 
     @app.get("/<name>")

@@ -14,13 +14,13 @@ from agent_eval.db import Cursor, one, rows
 from agent_eval.viewer.parts import MAX_QUERY_CHARS, PER_PAGE, BadRequest, NotFound, parse_choice, parse_int
 
 TEMPLATE = "set_eval.html"
+SCORES_SQL = "select * from marts.eval_set_scores where set_id = ? order by scorer, metric"
 
 
-def set_page(cur: Cursor, set_id: str, args: dict[str, str]) -> dict[str, Any]:
-    run = one(cur, "select * from marts.eval_runs where set_id = ?", [set_id])
-    if run is None:
-        raise NotFound(f"no imported run in set {set_id!r}")
-    scores = rows(cur, "select * from marts.eval_set_scores where set_id = ? order by scorer, metric", [set_id])
+def item_filter(cur: Cursor, set_id: str, args: Any) -> dict[str, Any]:
+    """The item table's filters of a request (scorer, result, error, q,
+    per_page), checked: the SQL condition (values as parameters) the page
+    and its downloads both use, its parameters, the set's scorers."""
     scorers = [
         r["scorer"]
         for r in rows(cur, "select distinct scorer from marts.eval_item_scores where set_id = ? order by 1", [set_id])
@@ -31,7 +31,6 @@ def set_page(cur: Cursor, set_id: str, args: dict[str, str]) -> dict[str, Any]:
     per_page = parse_int(args.get("per_page"), "per_page", 50)
     if per_page not in PER_PAGE:
         raise BadRequest(f"per_page must be one of {', '.join(map(str, PER_PAGE))}")
-    page = parse_int(args.get("page"), "page", 1, 1, 10_000_000)
     text = (args.get("q") or "").strip()
     if len(text) > MAX_QUERY_CHARS:
         raise BadRequest(f"q must be at most {MAX_QUERY_CHARS} characters")
@@ -46,7 +45,31 @@ def set_page(cur: Cursor, set_id: str, args: dict[str, str]) -> dict[str, Any]:
     if text:
         where.append("(contains(input, ?) or contains(answer, ?) or contains(sample_id, ?))")
         params += [text, text, text]
-    condition = " and ".join(where)
+    return {
+        "condition": " and ".join(where),
+        "params": params,
+        "scorers": scorers,
+        "filters": {"scorer": scorer, "result": result, "error": errors, "q": text, "per_page": per_page},
+    }
+
+
+def items_sql(condition: str) -> str:
+    """The item table's rows matching ``condition``, in its order."""
+    return (
+        "select sample_id, epoch, scorer, input, target, answer, value_raw, value, is_pass, explanation, error, "
+        f"latency_sec from marts.eval_item_scores where {condition} order by sample_id, epoch, scorer"
+    )
+
+
+def set_page(cur: Cursor, set_id: str, args: dict[str, str]) -> dict[str, Any]:
+    run = one(cur, "select * from marts.eval_runs where set_id = ?", [set_id])
+    if run is None:
+        raise NotFound(f"no imported run in set {set_id!r}")
+    scores = rows(cur, SCORES_SQL, [set_id])
+    chosen = item_filter(cur, set_id, args)
+    scorers, condition, params = chosen["scorers"], chosen["condition"], chosen["params"]
+    per_page = chosen["filters"]["per_page"]
+    page = parse_int(args.get("page"), "page", 1, 1, 10_000_000)
     item = None
     if args.get("sample"):
         epoch = parse_int(args.get("epoch"), "epoch", 1, 1, 1_000_000)
@@ -61,19 +84,13 @@ def set_page(cur: Cursor, set_id: str, args: dict[str, str]) -> dict[str, Any]:
             raise NotFound(f"no sample {args['sample']!r} epoch {epoch} in set {set_id!r}")
         item = {"first": scores_of_item[0], "scores": scores_of_item}
     total = one(cur, f"select count(*) as n from marts.eval_item_scores where {condition}", params)["n"]
-    items = rows(
-        cur,
-        "select sample_id, epoch, scorer, input, target, answer, value_raw, value, is_pass, explanation, error, "
-        f"latency_sec from marts.eval_item_scores where {condition} "
-        "order by sample_id, epoch, scorer limit ? offset ?",
-        [*params, per_page, (page - 1) * per_page],
-    )
+    items = rows(cur, f"{items_sql(condition)} limit ? offset ?", [*params, per_page, (page - 1) * per_page])
     return {
         "run": run,
         "scores": scores,
         "items": items,
         "scorers": scorers,
-        "filters": {"scorer": scorer, "result": result, "error": errors, "q": text, "per_page": per_page},
+        "filters": chosen["filters"],
         "page_no": page,
         "n_items": total,
         "n_pages": max(1, -(-total // per_page)),

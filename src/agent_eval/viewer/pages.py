@@ -14,6 +14,7 @@ import itertools
 import math
 import re
 import unicodedata
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -84,28 +85,37 @@ def find_set(cur: Cursor, set_id: str | None) -> dict[str, Any]:
     return found
 
 
+# a set's metric cards: value, 95% interval and the verdict against the baseline
+SET_METRICS_SQL = (
+    "select m.metric, m.metric_label, m.direction, m.metric_value, m.ci_low, m.ci_high, "
+    "m.ci_method, m.n_obs, m.n_clusters, m.is_few_clusters, d.verdict, d.baseline_set_id, d.baseline_value, "
+    "d.delta, d.delta_ci_low, d.delta_ci_high "
+    "from marts.history_set_metrics as m "
+    "left join marts.history_metric_diffs as d on d.set_id = m.set_id and d.metric = m.metric "
+    "where m.set_id = ? order by m.metric_order"
+)
+SET_GATES_SQL = (
+    "select gate_id, metric, status, metric_value, min_score, max_regression, baseline_value, delta, reason "
+    "from marts.history_gate_results where set_id = ? order by status <> 'fail', gate_id"
+)
+
+
 def set_metrics(cur: Cursor, set_id: str) -> list[dict[str, Any]]:
     """Metric cards: value, 95% interval and the verdict against the baseline."""
-    return rows(
-        cur,
-        "select m.metric, m.metric_label, m.direction, m.metric_value, m.ci_low, m.ci_high, "
-        "m.ci_method, m.n_obs, m.n_clusters, m.is_few_clusters, d.verdict, d.baseline_set_id, d.baseline_value, "
-        "d.delta, "
-        "d.delta_ci_low, d.delta_ci_high "
-        "from marts.history_set_metrics as m "
-        "left join marts.history_metric_diffs as d on d.set_id = m.set_id and d.metric = m.metric "
-        "where m.set_id = ? order by m.metric_order",
-        [set_id],
-    )
+    return rows(cur, SET_METRICS_SQL, [set_id])
 
 
 def set_gates(cur: Cursor, set_id: str) -> list[dict[str, Any]]:
-    return rows(
-        cur,
-        "select gate_id, metric, status, metric_value, min_score, max_regression, baseline_value, delta, reason "
-        "from marts.history_gate_results where set_id = ? order by status <> 'fail', gate_id",
-        [set_id],
-    )
+    return rows(cur, SET_GATES_SQL, [set_id])
+
+
+# the metrics of the cards of a drop date's sets
+OVERVIEW_METRICS_SQL = (
+    "select m.set_id, m.agent, m.series_id, m.metric, m.metric_label, m.direction, m.metric_value, m.ci_low, "
+    "m.ci_high, m.n_clusters, m.is_few_clusters, d.verdict, d.delta from marts.history_set_metrics as m "
+    "left join marts.history_metric_diffs as d on d.set_id = m.set_id and d.metric = m.metric "
+    "where m.drop_date = ? order by m.set_id, m.metric_order"
+)
 
 
 def overview(cur: Cursor, day: date | None) -> dict[str, Any]:
@@ -128,14 +138,7 @@ def overview(cur: Cursor, day: date | None) -> dict[str, Any]:
         [day],
     )
     metrics: dict[str, list[dict[str, Any]]] = {}
-    for row in rows(
-        cur,
-        "select m.set_id, m.metric, m.metric_label, m.direction, m.metric_value, m.ci_low, m.ci_high, "
-        "m.n_clusters, m.is_few_clusters, d.verdict, d.delta from marts.history_set_metrics as m "
-        "left join marts.history_metric_diffs as d on d.set_id = m.set_id and d.metric = m.metric "
-        "where m.drop_date = ? order by m.set_id, m.metric_order",
-        [day],
-    ):
+    for row in rows(cur, OVERVIEW_METRICS_SQL, [day]):
         metrics.setdefault(row["set_id"], []).append(row)
     gates: dict[str, list[dict[str, Any]]] = {}
     for row in rows(
@@ -199,12 +202,26 @@ def day_issues(cur: Cursor, day: date | None, is_newest: bool) -> list[dict[str,
     )
 
 
+SERIES_LIST_SQL = (
+    "select series_id, agent, n_sets, newest_drop_date as newest from marts.rpt_history_series "
+    "order by agent, series_id"
+)
+
+
 def series_list(cur: Cursor) -> list[dict[str, Any]]:
-    return rows(
-        cur,
-        "select series_id, agent, n_sets, newest_drop_date as newest from marts.rpt_history_series "
-        "order by agent, series_id",
-    )
+    return rows(cur, SERIES_LIST_SQL)
+
+
+# a series' points per metric, between two drop dates (either may be null)
+SERIES_POINTS_SQL = (
+    "select t.metric, t.metric_label, t.direction, t.set_id, t.drop_date, t.set_seq, t.metric_value, "
+    "t.ci_low, t.ci_high, t.rolling_7_mean, t.rolling_28_mean, t.baseline_set_id, "
+    "b.metric_value as baseline_value "
+    "from marts.history_metric_trends as t "
+    "left join marts.history_set_metrics as b on b.set_id = t.baseline_set_id and b.metric = t.metric "
+    "where t.series_id = ? and (? is null or t.drop_date >= ?) and (? is null or t.drop_date <= ?) "
+    "order by t.metric_order, t.set_seq"
+)
 
 
 def series(cur: Cursor, series_id: str | None, start: date | None, end: date | None) -> dict[str, Any]:
@@ -221,17 +238,7 @@ def series(cur: Cursor, series_id: str | None, start: date | None, end: date | N
         raise NotFound(f"no series {series_id!r} in the published file")
     if start and end and start > end:
         raise BadRequest("from must not be after to")
-    points = rows(
-        cur,
-        "select t.metric, t.metric_label, t.direction, t.set_id, t.drop_date, t.set_seq, t.metric_value, "
-        "t.ci_low, t.ci_high, t.rolling_7_mean, t.rolling_28_mean, t.baseline_set_id, "
-        "b.metric_value as baseline_value "
-        "from marts.history_metric_trends as t "
-        "left join marts.history_set_metrics as b on b.set_id = t.baseline_set_id and b.metric = t.metric "
-        "where t.series_id = ? and (? is null or t.drop_date >= ?) and (? is null or t.drop_date <= ?) "
-        "order by t.metric_order, t.set_seq",
-        [series_id, start, start, end, end],
-    )
+    points = rows(cur, SERIES_POINTS_SQL, [series_id, start, start, end, end])
     charts: dict[str, dict[str, Any]] = {}
     for p in points:
         chart = charts.setdefault(
@@ -323,9 +330,24 @@ def item_filters(cur: Cursor, spec: ItemTable, set_id: str) -> dict[str, list[st
     }
 
 
-def item_table(cur: Cursor, spec: ItemTable, set_id: str, args: dict[str, str]) -> dict[str, Any]:
-    """One page of the set's items, filtered and sorted in SQL (a 1,000,000-item
-    set stays fast: the filters are column predicates, the page a LIMIT)."""
+@dataclass(frozen=True)
+class ItemFilter:
+    """The item table's filters and sort, checked: the SQL condition (values
+    as parameters, identifiers from the allow-lists) the page and its
+    downloads both use."""
+
+    condition: str
+    params: list[Any]
+    order: str
+    state: dict[str, Any]
+    choices: dict[str, list[str]]
+    labels: dict[str, str]
+
+
+def item_filter(cur: Cursor, spec: ItemTable, set_id: str, args: Any) -> ItemFilter:
+    """The item table's filters of a request (segment, round, status,
+    result, q, sort, dir, per_page); BadRequest for a value outside its
+    choices."""
     choices = item_filters(cur, spec, set_id)
     labels = segment_labels(cur, spec)
     segment = parse_choice(args.get("segment"), spec.segment_label, choices["segment"])
@@ -337,7 +359,6 @@ def item_table(cur: Cursor, spec: ItemTable, set_id: str, args: dict[str, str]) 
     per_page = parse_int(args.get("per_page"), "per_page", 50)
     if per_page not in PER_PAGE:
         raise BadRequest(f"per_page must be one of {', '.join(map(str, PER_PAGE))}")
-    page = parse_int(args.get("page"), "page", 1, 1, 10_000_000)
     text = (args.get("q") or "").strip()
     if len(text) > MAX_QUERY_CHARS:
         raise BadRequest(f"q must be at most {MAX_QUERY_CHARS} characters")
@@ -368,41 +389,6 @@ def item_table(cur: Cursor, spec: ItemTable, set_id: str, args: dict[str, str]) 
             # 250 ms for lower() + contains() over 1,000,000 answers)
             where.append("(query_text ilike ? or assistant_message ilike ?)")
             params += [f"%{text}%", f"%{text}%"]
-    condition = " and ".join(where)
-    total = scalar(cur, f"select count(*) from {spec.table} where {condition}", params)
-    pages = max(1, math.ceil(total / per_page))
-    page = min(page, pages)
-    # two steps: the page's line numbers from the narrow sort and filter
-    # columns, then the text of those lines only (sorting whole rows with
-    # their text cost 258 ms at page 200 of 1,000,000 items; this, 41 ms)
-    lines = [
-        r[0]
-        for r in db.fetch(
-            cur,
-            f"select line_number from {spec.table} where {condition} "
-            f"order by {sort} {direction} nulls last, line_number limit ? offset ?",
-            params + [per_page, (page - 1) * per_page],
-        )[1]
-    ]
-    found = (
-        {
-            r["line_number"]: r
-            for r in rows(
-                cur,
-                f"select line_number, query_id, {spec.segment} as segment, round, status, is_pass, "
-                f"latency_sec, latency_score, accuracy_score, "
-                f"left(query_text, {TEXT_PREVIEW}) as query_text, "
-                f"left(coalesce(assistant_message, error_message), {TEXT_PREVIEW}) as answer "
-                f"from {spec.table} where set_id = ? and list_contains(?, line_number)",
-                [set_id, lines],
-            )
-        }
-        if lines
-        else {}
-    )
-    items = [found[line] for line in lines]
-    for row in items:
-        row["segment_label"] = labels.get(str(row["segment"]), row["segment"])
     state = {
         "segment": segment,
         "round": round_,
@@ -413,13 +399,69 @@ def item_table(cur: Cursor, spec: ItemTable, set_id: str, args: dict[str, str]) 
         "per_page": per_page,
         "q": text,
     }
+    return ItemFilter(
+        condition=" and ".join(where),
+        params=params,
+        order=f"{sort} {direction} nulls last, line_number",
+        state=state,
+        choices=choices,
+        labels=labels,
+    )
+
+
+def item_rows_sql(spec: ItemTable, condition: str, preview: int | None = TEXT_PREVIEW) -> str:
+    """The item table's columns of the items matching ``condition``: the
+    question and answer cut to ``preview`` characters (None: whole)."""
+    question = f"left(query_text, {preview})" if preview else "query_text"
+    answer = "coalesce(assistant_message, error_message)"
+    answer = f"left({answer}, {preview})" if preview else answer
+    return (
+        f"select line_number, query_id, {spec.segment} as segment, round, status, is_pass, "
+        f"latency_sec, latency_score, accuracy_score, {question} as query_text, {answer} as answer "
+        f"from {spec.table} where {condition}"
+    )
+
+
+def item_table(cur: Cursor, spec: ItemTable, set_id: str, args: dict[str, str]) -> dict[str, Any]:
+    """One page of the set's items, filtered and sorted in SQL (a 1,000,000-item
+    set stays fast: the filters are column predicates, the page a LIMIT)."""
+    chosen = item_filter(cur, spec, set_id, args)
+    condition, params, labels = chosen.condition, chosen.params, chosen.labels
+    per_page = chosen.state["per_page"]
+    page = parse_int(args.get("page"), "page", 1, 1, 10_000_000)
+    total = scalar(cur, f"select count(*) from {spec.table} where {condition}", params)
+    pages = max(1, math.ceil(total / per_page))
+    page = min(page, pages)
+    # two steps: the page's line numbers from the narrow sort and filter
+    # columns, then the text of those lines only (sorting whole rows with
+    # their text cost 258 ms at page 200 of 1,000,000 items; this, 41 ms)
+    lines = [
+        r[0]
+        for r in db.fetch(
+            cur,
+            f"select line_number from {spec.table} where {condition} order by {chosen.order} limit ? offset ?",
+            params + [per_page, (page - 1) * per_page],
+        )[1]
+    ]
+    found = (
+        {
+            r["line_number"]: r
+            for r in rows(cur, item_rows_sql(spec, "set_id = ? and list_contains(?, line_number)"), [set_id, lines])
+        }
+        if lines
+        else {}
+    )
+    items = [found[line] for line in lines]
+    for row in items:
+        row["segment_label"] = labels.get(str(row["segment"]), row["segment"])
+    state = chosen.state
     return {
         "rows": items,
         "total": total,
         "page": page,
         "pages": pages,
         "state": state,
-        "choices": {**choices, "sort": spec.sorts, "per_page": PER_PAGE},
+        "choices": {**chosen.choices, "sort": spec.sorts, "per_page": PER_PAGE},
         "segment_label": spec.segment_label,
         "segment_labels": labels,
     }
@@ -454,30 +496,33 @@ def item(cur: Cursor, spec: ItemTable, set_id: str, line: int) -> dict[str, Any]
     }
 
 
-def distributions(cur: Cursor, spec: ItemTable, set_id: str) -> dict[str, Any]:
-    """Score and latency distributions of a set of an items agent, from its marts."""
-    out: dict[str, Any] = {
-        "percentiles": rows(
-            cur,
-            "select segment, item_filter, n_items, n_with_latency, p50_sec, p90_sec, p95_sec, p99_sec, max_sec "
-            "from marts.history_latency_percentiles where set_id = ? and scope = 'set' order by segment, item_filter",
-            [set_id],
-        ),
-        "rounds": rows(cur, spec.rounds_sql, [set_id]),
-        "latency": rows(cur, spec.latency_sql, [set_id]),
-    }
-    # the histogram of the items' accuracy scores in the report chart's
-    # bins, highest first: every bin, an empty one with 0 (the histogram
-    # mart holds only the bins with items)
-    out["scores"] = rows(
-        cur,
+PERCENTILES_SQL = (
+    "select segment, item_filter, n_items, n_with_latency, p50_sec, p90_sec, p95_sec, p99_sec, max_sec "
+    "from marts.history_latency_percentiles where set_id = ? and scope = 'set' order by segment, item_filter"
+)
+
+
+def score_bins_sql(spec: ItemTable) -> str:
+    """The histogram of a set's accuracy scores (one ?: the set) in the
+    report chart's bins, highest first: every bin, an empty one with 0
+    (the histogram mart holds only the bins with items)."""
+    return (
         "select b.bin, b.bin_lower, b.bin_upper, coalesce(h.n_items, 0) as n_items "
         "from marts.rpt_score_histogram_bins as b "
         f"left join {spec.score_histogram} as h "
         "on h.bin = b.bin and h.set_id = ? and h.series = 'accuracy_score' "
-        "where b.scale = 'item' order by b.bin desc",
-        [set_id],
+        "where b.scale = 'item' order by b.bin desc"
     )
+
+
+def distributions(cur: Cursor, spec: ItemTable, set_id: str) -> dict[str, Any]:
+    """Score and latency distributions of a set of an items agent, from its marts."""
+    out: dict[str, Any] = {
+        "percentiles": rows(cur, PERCENTILES_SQL, [set_id]),
+        "rounds": rows(cur, spec.rounds_sql, [set_id]),
+        "latency": rows(cur, spec.latency_sql, [set_id]),
+    }
+    out["scores"] = rows(cur, score_bins_sql(spec), [set_id])
     out["latency_histograms"] = latency_histograms(cur, spec, set_id)
     for part in [out["latency"], out["scores"], *(p["bins"] for p in out["latency_histograms"])]:
         largest = max((r["n_items"] for r in part), default=0)
@@ -540,24 +585,77 @@ def compare_sets(args: Any) -> list[str]:
     return sets
 
 
-def compare_choices(cur: Cursor, agent: str) -> list[dict[str, Any]]:
-    """The sets a set can be compared with: every set of its agent, newest first."""
+def compare_choices(cur: Cursor, agent: str, set_id: str | None = None) -> list[dict[str, Any]]:
+    """The sets a set can be compared with: every set of its agent, newest
+    first. For an imported run (marts.eval_runs: its series is tool, task
+    and model) the runs of the same task come first, whatever their model
+    (``is_same_task``): the comparison asked most is two models on one task."""
     return rows(
         cur,
-        "select set_id, any_value(series_id) as series_id, any_value(drop_date) as drop_date "
-        "from marts.history_set_metrics where agent = ? group by set_id order by drop_date desc, set_id",
-        [agent],
+        "with chosen as (select any_value(task) as task from marts.eval_runs where set_id = ?), "
+        "runs as (select set_id, any_value(task) as task, any_value(model) as model "
+        "from marts.eval_runs group by set_id) "
+        "select m.set_id, any_value(m.series_id) as series_id, any_value(m.drop_date) as drop_date, "
+        "any_value(r.task) as task, any_value(r.model) as model, "
+        "coalesce(any_value(r.task) = any_value(c.task), false) as is_same_task "
+        "from marts.history_set_metrics as m "
+        "left join runs as r on r.set_id = m.set_id cross join chosen as c "
+        "where m.agent = ? group by m.set_id order by is_same_task desc, drop_date desc, m.set_id",
+        [set_id, agent],
     )
 
 
 CHANGED = ("pass_to_fail", "fail_to_pass", "score_changed")
 
 
-def compare(cur: Cursor, sets: list[str], versus: str | None = None) -> dict[str, Any]:
+def grid_rows(grid: list[dict[str, Any]], sets: list[str], sort: str | None, direction: str | None) -> dict[str, Any]:
+    """The grid as rows of sets (the reference first, then the others in
+    the request's order) and columns of metrics; ``sort`` (a metric of the
+    grid, BadRequest otherwise) orders the sets by their value of it, best
+    first unless ``direction`` says otherwise (asc / desc), missing values
+    last. Ordering is presentation: every value is a row of compare_metrics."""
+    metrics = {m["metric"]: m for m in grid}
+    sort = parse_choice(sort, "sort", list(metrics))
+    direction = parse_choice(direction, "dir", ("asc", "desc"))
+    order = list(sets)
+    if sort is not None:
+        metric = metrics[sort]
+        if direction is None:
+            direction = "asc" if metric["direction"] == "lower_is_better" else "desc"
+
+        def value(set_id: str) -> float | None:
+            cell = metric["cells"].get(set_id)
+            v = cell["value_b"] if cell else None
+            return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
+
+        present = sorted((s for s in sets if value(s) is not None), key=value, reverse=direction == "desc")
+        order = present + [s for s in sets if value(s) is None]
+    return {
+        "grid_sets": order,
+        "sort": sort,
+        "dir": direction,
+        # a header's link sorts by its metric, best first; again: the other way
+        "next_dir": {
+            m: ("asc" if direction == "desc" else "desc")
+            if m == sort
+            else ("asc" if metrics[m]["direction"] == "lower_is_better" else "desc")
+            for m in metrics
+        },
+    }
+
+
+def compare(
+    cur: Cursor,
+    sets: list[str],
+    versus: str | None = None,
+    sort: str | None = None,
+    direction: str | None = None,
+) -> dict[str, Any]:
     """Any sets side by side (agent_eval.compare: the published file's table
-    macros): the grid of metrics, and the items of the reference against
-    one other set (`versus`, default the second): changed items first (up
-    to MAX_FLIPS), the unchanged behind their count, the unpaired listed."""
+    macros): the grid of sets x metrics (sorted by a metric's value: ``sort``,
+    ``direction``), and the items of the reference against one other set
+    (`versus`, default the second): changed items first (up to MAX_FLIPS),
+    the unchanged behind their count, the unpaired listed."""
     for set_id in sets:
         find_set(cur, set_id)  # 404 for a set the file does not hold
     try:
@@ -567,6 +665,17 @@ def compare(cur: Cursor, sets: list[str], versus: str | None = None) -> dict[str
     versus = versus or sets[1]
     if versus not in sets[1:]:
         raise BadRequest(f"versus must be one of the compared sets after the first, not {versus[:80]!r}")
+    grid = result.grid()
+    if not result.paired:
+        # no items to pair: the sets' own metrics, and a note that says so
+        return {
+            "comparison": result,
+            "grid": grid,
+            **grid_rows(grid, sets, sort, direction),
+            "versus": versus,
+            "note": compare_mod.METRICS_ONLY,
+            "pairing": None,
+        }
     # one pass over the pairs: each change's count and its first MAX_FLIPS rows
     shown = rows(
         cur,
@@ -583,7 +692,8 @@ def compare(cur: Cursor, sets: list[str], versus: str | None = None) -> dict[str
     tested = [r for r in result.metrics if r["set_b"] == versus and not r.get("is_reference")]
     return {
         "comparison": result,
-        "grid": result.grid(),
+        "grid": grid,
+        **grid_rows(grid, sets, sort, direction),
         "versus": versus,
         "tested": tested,
         "pairing": tested[0] if tested else None,
