@@ -261,8 +261,8 @@ def build_parser(project_dir: Path | None = None) -> argparse.ArgumentParser:
         "$AGENT_EVAL_PUBLISHED), each against the first: items paired by the agent's item key (query and "
         "round; an imported log's sample id and epoch), per metric the paired difference, its 95% interval "
         "clustered by query, a p-value (McNemar's exact test for pass_rate) and Holm's adjustment across the "
-        "metrics (docs/compare.md). Sets of different series may be compared. Sets without items (the "
-        "summary's, an aggregate-only import) are shown by their own metrics, without a paired test.",
+        "metrics (docs/compare.md). Sets of different series may be compared. Sets without items (an "
+        "aggregate-only agent's or import's) are shown by their own metrics, without a paired test.",
     )
     _common(cmp, drops=False, reports=False)
     cmp.add_argument("set_ids", nargs="+", metavar="SET", help="set ids; the first is the reference (A)")
