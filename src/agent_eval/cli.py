@@ -513,8 +513,9 @@ def cmd_build(
             if failure is None:
                 shown.begin("publish", f"-> {paths.publish_dir}")
                 try:
-                    published = publish.publish(paths)
-                    shown.finish("publish", f"{len(published.tables)} tables -> {paths.publish_dir}")
+                    published = publish.publish(paths, skip_unchanged=True)
+                    kept = " unchanged, nothing copied:" if published.unchanged else " ->"
+                    shown.finish("publish", f"{len(published.tables)} tables{kept} {paths.publish_dir}")
                 except publish.PublishError as err:
                     failure = f"publish failed (the previous published files are unchanged): {err}"
                     shown.finish("publish", "failed: the previous published files are unchanged", failed=True)
