@@ -14,7 +14,8 @@
   Data version of a node (what its readers see):
   - view, table, seed: its fingerprint (a deterministic function of inputs);
   - incremental model: unchanged when a run changed no row (row count before
-    and after equal and no set to build), else a new value;
+    and after equal, and no set to build or an append with no pre-hook),
+    else a new value;
   - Python loader (append-only raw history): its row count;
   - a source (the judge's append-only table): its row count, read when a
     node that reads it runs.

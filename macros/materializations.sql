@@ -105,7 +105,12 @@
         incremental_sets.sql): no new row, only the deletions. -#}
     {%- set nothing_to_build = 'agent_eval:no_sets_to_build' in compiled_code
         and 'agent_eval:sets_to_build' not in compiled_code -%}
-    {%- set n_before = relation_row_count(target_relation) if nothing_to_build else none -%}
+    {#- an append with no pre-hook (no deletion) that appended no row left
+        the table as it was, whatever its code (a log stamped with the
+        build's id): its readers, and the publish, see no change -#}
+    {%- set append_only = config.get('incremental_strategy') == 'append' and not pre_hooks -%}
+    {%- set counted = nothing_to_build or append_only -%}
+    {%- set n_before = relation_row_count(target_relation) if counted else none -%}
     {%- set temp_ref = make_temp_relation(target_relation).include(database=false, schema=false) -%}
     {{ run_hooks(pre_hooks, inside_transaction=False) }}
     {%- if set_grained -%}
@@ -138,7 +143,7 @@
     {{ run_hooks(post_hooks, inside_transaction=False) }}
     {%- do record_built_sets(full=false) -%}
 
-    {%- if nothing_to_build and relation_row_count(target_relation) == n_before -%}
+    {%- if counted and relation_row_count(target_relation) == n_before -%}
         {%- set version = state.previous_version or state.fingerprint -%}
     {%- else -%}
         {%- set version = local_md5(state.fingerprint ~ invocation_id) -%}

@@ -567,6 +567,30 @@ def test_the_exact_parsers_memory_follows_the_record_limit_not_the_file(tmp_path
     assert peak < 24 * 2**20, f"{peak / 2**20:.1f} MB"
 
 
+@pytest.mark.parametrize(("n_extra", "loader"), [(0, "duckdb"), (40, "duckdb"), (15500, "python")])
+def test_extra_columns_are_named_once_per_file_and_each_row_keeps_only_their_values(tmp_path, n_extra, loader):
+    """Each row kept its extra columns as a JSON object, header -> value:
+    15,500 names repeated in each of 1,500 rows made some 400 MB of text
+    for a 47 MB file, and the build peaked over its memory budget. The
+    names are the file's, kept once in its manifest row; a row keeps the
+    values, in header order, whichever parser read the file."""
+    drops = tmp_path / "drops" / "2026-11-01"
+    drops.mkdir(parents=True)
+    n_rows = 3
+    (drops / "resume_agent_wide.csv").write_bytes(wide_resume_csv(n_extra, n_rows))
+    ((obs, rows),) = observe_and_load(tmp_path / "drops", tmp_path / "landing")
+    assert obs["status"] == "loaded" and obs["loader"] == loader, obs["loader_note"]
+    assert len(rows) == n_rows
+    if n_extra == 0:
+        assert obs["extra_columns"] is None and {r["extra_columns"] for r in rows} == {None}
+        return
+    # wide_resume_csv: extra_<i> columns between the last two required ones, each value "x"
+    assert json.loads(obs["extra_columns"]) == [f"extra_{i}" for i in range(n_extra)]
+    for stored in (r["extra_columns"] for r in rows):
+        assert json.loads(stored) == ["x"] * n_extra
+        assert len(stored.encode()) == 2 + 4 * n_extra - 1  # ["x","x",...]: no name in it
+
+
 def test_a_header_over_the_record_limit_rejects_its_file_alone(tmp_path, monkeypatch):
     """The header is a record: one over the record limit rejects its file,
     saying it is the header (line 1) and why, before more than the limit of

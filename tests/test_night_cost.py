@@ -11,8 +11,10 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 from pathlib import Path
 
+import duckdb
 import pytest
 
 import adversarial
@@ -133,6 +135,53 @@ def test_a_build_renders_at_most_its_limit_newest_first_and_defers_the_rest_to_a
     assert len(report.render_all(wh.paths.db_path, reports)) == N_RUNS
     after = report.render_changed(wh.paths.db_path, reports, limit=2)
     assert after.written == [] and after.unchanged == N_RUNS and after.n_deferred == 0
+
+
+def published_files(wh: Warehouse) -> tuple[tuple[int, int], str, list[str]]:
+    """The served file's identity (inode, modification time), the Parquet
+    link's target and the Parquet versions kept."""
+    db = wh.paths.published_db.stat()
+    versions = wh.paths.published_parquet.resolve().parent
+    return (db.st_ino, db.st_mtime_ns), os.readlink(wh.paths.published_parquet), sorted(os.listdir(versions))
+
+
+def served_as_built(wh: Warehouse) -> bool:
+    """Every table the published file lists holds as many rows as the
+    working warehouse's table of that name."""
+    with duckdb.connect(str(wh.paths.published_db), read_only=True) as served:
+        listed = served.execute(
+            "select schema_name, table_name, n_rows from ops.published_tables where table_name <> 'published_tables'"
+        ).fetchall()
+    with duckdb.connect(str(wh.paths.db_path), read_only=True) as work:
+        built = [(s, t, work.execute(f'select count(*) from "{s}"."{t}"').fetchone()[0]) for s, t, _ in listed]
+    return len(listed) > 30 and built == listed
+
+
+def test_a_night_with_nothing_new_copies_nothing_and_a_changed_night_publishes(history):
+    wh, runs, _ = history
+    code, night = build(wh)  # whatever the earlier tests did is published
+    assert code == cli.EXIT_OK, night
+    before = published_files(wh)
+    code, quiet = build(wh)
+    assert code == cli.EXIT_OK, quiet
+    assert published_files(wh) == before  # not rewritten, no new Parquet version
+    assert f"tables unchanged, nothing copied: {wh.paths.publish_dir}" in quiet
+    assert f"published: {wh.paths.published_db} (" in quiet
+    # what is served is what the working warehouse holds
+    assert served_as_built(wh)
+
+    # new bytes in one run folder: the night publishes, and what it serves
+    # is the new state (the run has two records fewer)
+    oldest = min(runs)
+    log = wh.drops / oldest / adversarial.HISTORY_AGENTS[0] / "actions.jsonl"
+    lines = log.read_text(encoding="utf-8").splitlines()
+    log.write_text("\n".join(lines[:-2]) + "\n", encoding="utf-8")
+    code, changed = build(wh)
+    assert code == cli.EXIT_OK, changed
+    after = published_files(wh)
+    assert after[0] != before[0] and after[1] != before[1]
+    assert "tables unchanged" not in changed
+    assert served_as_built(wh)
 
 
 def test_listing_the_drops_looks_the_registry_up_once_whatever_the_history_holds(tmp_path, monkeypatch):

@@ -170,8 +170,9 @@ def publish_copy(build: Build) -> None:
         return
     shown.begin("publish", f"-> {paths.publish_dir}")
     try:
-        build.published = publish.publish(paths)
-        shown.finish("publish", f"{len(build.published.tables)} tables -> {paths.publish_dir}")
+        build.published = publish.publish(paths, skip_unchanged=True)
+        kept = " unchanged, nothing copied:" if build.published.unchanged else " ->"
+        shown.finish("publish", f"{len(build.published.tables)} tables{kept} {paths.publish_dir}")
     except publish.PublishError as err:
         build.failure = f"publish failed (the previous published files are unchanged): {err}"
         shown.finish("publish", "failed: the previous published files are unchanged", failed=True)

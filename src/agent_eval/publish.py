@@ -31,15 +31,26 @@ old inode lives until it closes); a new connection sees the new file; no one
 ever sees a half-written file. If anything fails before step 5 nothing is
 swapped and the previous files stay as they were. (POSIX rename semantics:
 Linux and macOS.)
+
+What a publish would write is known before it is written: the published
+relations with their documentation, each one's data version in
+``build_state.node_state`` (dbt's reuse of unchanged nodes,
+macros/build_state.sql) and the table macros. ``STATE_FILE`` in the
+published folder keeps the fingerprint of that for the files there; a
+nightly build (``publish(..., skip_unchanged=True)``) whose fingerprint is
+the same, with the served file and Parquet link still the ones recorded,
+copies nothing: a night with nothing new costs no copy of the warehouse.
+`agent-eval publish` always copies.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -60,6 +71,10 @@ PUBLISH_TABLE = ("ops", "published_tables")
 PARQUET_FILE = "data.parquet"
 SOURCE = "agent_eval_publish_source"  # alias of the attached working database
 KEEP_PARQUET_VERSIONS = 2  # the current one, and the previous one for slow readers
+# in the published folder: the fingerprint of what its files were published
+# from, and which files they were (publish(skip_unchanged=True))
+STATE_FILE = ".published.json"
+STATE_FORMAT = 1  # bump when what a publish writes changes
 
 # Types every BI driver we target (Metabase DuckDB drivers, SQLAlchemy
 # duckdb-engine, JDBC) maps cleanly. Not allowed: HUGEINT / unsigned integers
@@ -99,6 +114,7 @@ class Relation:
     columns: dict[str, str] = field(default_factory=dict)  # column -> description
     contract_enforced: bool = False
     is_view: bool = False
+    unique_id: str = ""  # dbt's node id: its data version says whether it changed
 
     @property
     def qualified(self) -> str:
@@ -110,6 +126,7 @@ class Published:
     db_path: Path
     parquet_dir: Path
     tables: list[tuple[str, str, int]]  # (schema, table, rows), ops.published_tables included
+    unchanged: bool = False  # nothing changed since the files there were published: nothing copied
 
 
 def is_bi_safe(data_type: str) -> bool:
@@ -145,6 +162,7 @@ def published_relations(manifest: dict[str, Any]) -> list[Relation]:
                 columns={name: (col.get("description") or "").strip() for name, col in node.get("columns", {}).items()},
                 contract_enforced=bool(node["config"].get("contract", {}).get("enforced")),
                 is_view=materialized == "view",
+                unique_id=node.get("unique_id", ""),
             )
         )
     return sorted(relations, key=lambda r: (r.schema, r.name))
@@ -183,9 +201,12 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path)
 
 
-def publish(paths: Paths, manifest: dict[str, Any] | None = None) -> Published:
+def publish(paths: Paths, manifest: dict[str, Any] | None = None, skip_unchanged: bool = False) -> Published:
     """Publish the working database (closed: dbt has exited) to
-    paths.published_db and paths.published_parquet. Raises PublishError."""
+    paths.published_db and paths.published_parquet. With
+    ``skip_unchanged``, nothing is copied when the files there were
+    published from the same data (``source_fingerprint``). Raises
+    PublishError."""
     if paths.published_db.resolve() == paths.db_path.resolve():
         raise PublishError(f"the published file would overwrite the working database {paths.db_path}")
     if not paths.db_path.is_file():
@@ -195,9 +216,15 @@ def publish(paths: Paths, manifest: dict[str, Any] | None = None) -> Published:
     if not relations:
         raise PublishError("the dbt manifest lists no relation in schemas " + ", ".join(PUBLISHED_SCHEMAS))
 
+    fingerprint = source_fingerprint(paths, relations)
+    if skip_unchanged and fingerprint is not None:
+        kept = _unchanged(paths, fingerprint)
+        if kept is not None:
+            return kept
     publish_dir = paths.publish_dir
     publish_dir.mkdir(parents=True, exist_ok=True)
     _remove_stale_temporaries(publish_dir, paths.published_db.name)
+    (publish_dir / STATE_FILE).unlink(missing_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ") + f"-{os.getpid()}"
     tmp_db = publish_dir / f".{paths.published_db.name}.{stamp}.tmp"
     versions_dir = publish_dir / f".{paths.published_parquet.name}.versions"
@@ -217,7 +244,84 @@ def publish(paths: Paths, manifest: dict[str, Any] | None = None) -> Published:
             raise PublishError(f"publishing failed: {type(err).__name__}: {err}") from err
         raise
     _prune_versions(versions_dir, keep=tmp_parquet)
+    if fingerprint is not None:
+        _record_state(paths, fingerprint, tables)
     return Published(db_path=paths.published_db, parquet_dir=paths.published_parquet, tables=tables)
+
+
+def source_fingerprint(paths: Paths, relations: list[Relation]) -> str | None:
+    """The fingerprint of what publishing ``relations`` from the working
+    database would write: each relation with its documentation and its data
+    version (``build_state.node_state``: it changes with the relation's
+    rows), and the table macros of the published schemas. None when a
+    relation has no recorded data version (never built by this project's
+    materializations, or the build state is missing): then it is copied."""
+    try:
+        with duckdb.connect(str(paths.db_path), read_only=True) as con:
+            has_state = con.execute(
+                "select count(*) from duckdb_tables() where database_name = current_database() "
+                "and schema_name = 'build_state' and table_name = 'node_state'"
+            ).fetchone()[0]
+            if not has_state:
+                return None
+            versions = dict(con.execute("select unique_id, data_version from build_state.node_state").fetchall())
+            macros = con.execute(
+                "select schema_name, function_name, parameters, macro_definition from duckdb_functions() "
+                "where database_name = current_database() and function_type = 'table_macro' and schema_name in "
+                f"({', '.join('?' for _ in PUBLISHED_SCHEMAS)}) order by schema_name, function_name",
+                list(PUBLISHED_SCHEMAS),
+            ).fetchall()
+    except duckdb.Error:
+        return None
+    if any(not r.unique_id or r.unique_id not in versions for r in relations):
+        return None
+    described = {
+        "format": STATE_FORMAT,
+        "storage": STORAGE_COMPATIBILITY_VERSION,
+        "relations": [[asdict(r), versions[r.unique_id]] for r in relations],
+        "macros": [[str(part) for part in macro] for macro in macros],
+    }
+    return hashlib.sha256(json.dumps(described, sort_keys=True).encode()).hexdigest()
+
+
+def _identity(path: Path) -> list[int]:
+    stat = path.stat()
+    return [stat.st_ino, stat.st_size, stat.st_mtime_ns]
+
+
+def _record_state(paths: Paths, fingerprint: str, tables: list[tuple[str, str, int]]) -> None:
+    """After a publish: what its files were published from, and which
+    files they are (a served file or link replaced by hand is not reused)."""
+    state = {
+        "fingerprint": fingerprint,
+        "db": _identity(paths.published_db),
+        "parquet": os.readlink(paths.published_parquet),
+        "tables": [list(t) for t in tables],
+    }
+    target = paths.publish_dir / STATE_FILE
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text(json.dumps(state), encoding="utf-8")
+    os.replace(tmp, target)
+
+
+def _unchanged(paths: Paths, fingerprint: str) -> Published | None:
+    """The files there, when they were published from ``fingerprint`` and
+    are still the files that publish wrote; else None."""
+    try:
+        state = json.loads((paths.publish_dir / STATE_FILE).read_text(encoding="utf-8"))
+        same = (
+            state["fingerprint"] == fingerprint
+            and state["db"] == _identity(paths.published_db)
+            and paths.published_parquet.is_symlink()
+            and state["parquet"] == os.readlink(paths.published_parquet)
+            and paths.published_parquet.resolve().is_dir()
+        )
+        tables = [(str(s), str(t), int(n)) for s, t, n in state["tables"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not same:
+        return None
+    return Published(paths.published_db, paths.published_parquet, tables, unchanged=True)
 
 
 def _remove_stale_temporaries(publish_dir: Path, name: str) -> None:

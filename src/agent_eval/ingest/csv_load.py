@@ -455,10 +455,12 @@ def landed_select_sql(
     sha256 and loaded_at."""
     index = {name: i for i, name in enumerate(names)}
     values = [f"coalesce(c{index[name]}, '') as {sql_ident(name)}" for name in required]
-    extra = [(i, name) for i, name in enumerate(names) if name not in required]
+    extra = [i for i, name in enumerate(names) if name not in required]
     if extra:
-        pairs = ", ".join(f"{sql_str(name)}, coalesce(c{i}, '')" for i, name in extra)
-        extra_sql = f"cast(json_object({pairs}) as varchar)"
+        # the values only, in header order: the names are the file's
+        # (raw_drop_files.extra_columns), not repeated in every row
+        listed = ", ".join(f"coalesce(c{i}, '')" for i in extra)
+        extra_sql = f"cast(to_json([{listed}]) as varchar)"
     else:
         extra_sql = "cast(null as varchar)"
     scan = f"read_parquet({sql_str(str(parquet))}, file_row_number = true)"

@@ -46,6 +46,7 @@ MANIFEST_SCHEMA = pa.schema(
         ("n_lines", pa.int64()),
         ("loader", pa.string()),
         ("loader_note", pa.string()),
+        ("extra_columns", pa.string()),
         ("observation_seq", pa.int64()),
         ("loaded_at", pa.timestamp("us")),
         ("load_id", pa.string()),
@@ -256,6 +257,7 @@ def _observations(
             "n_lines": None,
             "loader": None,
             "loader_note": None if named_nfc else NAME_NOT_NFC,
+            "extra_columns": None,
             "loaded_at": loaded_at,
             "load_id": load_id,
         }

@@ -38,13 +38,20 @@ from agent_eval.ingest.unicode_form import TEXT_NOT_NFC, is_nfc
 BATCH_ROWS = 65536
 
 
-def record_batches(records: Iterable[Record], kind: DropKind) -> Iterator[pa.RecordBatch]:
+def record_batches(
+    records: Iterable[Record], kind: DropKind, extra_names: list[str] | None = None
+) -> Iterator[pa.RecordBatch]:
     """The exact parser's records in landed form (``landing.records_schema``),
     in batches of at most BATCH_ROWS rows or about the record limit's worth
     of text (one record more at most): every record one row, a rejected one
-    with its reason and text. At least one batch, empty for no record."""
+    with its reason and text. At least one batch, empty for no record.
+
+    A CSV record's columns beyond the required ones are kept as a JSON
+    array of their values in header order; their names, the file's, are
+    added once to ``extra_names`` (the manifest's extra_columns)."""
     schema = records_schema(kind)
     limit = max_record_bytes()
+    required = set(kind.required)
 
     def empty() -> dict[str, list[Any]]:
         return {name: [] for name in schema.names}
@@ -61,7 +68,9 @@ def record_batches(records: Iterable[Record], kind: DropKind) -> Iterator[pa.Rec
                 value = values.get(name)
                 columns[name].append(value)
                 size += len(value or "")
-            extra = {k: v for k, v in values.items() if k not in kind.required}
+            extra = [v for k, v in values.items() if k not in required]
+            if extra and extra_names is not None and not extra_names:
+                extra_names.extend(k for k in values if k not in required)
             text = json.dumps(extra, ensure_ascii=False, separators=(",", ":")) if extra else None
             columns["extra_columns"].append(text)
         else:
@@ -93,12 +102,22 @@ def _land_exact(landing: Landing, kind: DropKind, sha256: str, records: Iterable
     return landing.commit_records(kind, sha256, table, document)
 
 
-def _land_exact_stream(landing: Landing, kind: DropKind, sha256: str, records: Iterable[Record]) -> Landed:
+def _land_exact_stream(
+    landing: Landing, kind: DropKind, sha256: str, records: Iterable[Record], extra_names: list[str] | None = None
+) -> Landed:
     """Land the exact parser's records of a CSV file read as a stream, a
     batch at a time, so memory follows a batch and the record being read,
     not the file (a JSON document is parsed whole anyway: _land_exact).
     Nothing lands if reading them raises."""
-    return landing.commit_record_batches(kind, sha256, record_batches(records, kind))
+    return landing.commit_record_batches(kind, sha256, record_batches(records, kind, extra_names))
+
+
+def extra_columns_fact(names: Iterable[str], kind: DropKind) -> str | None:
+    """The manifest's extra_columns of a CSV file: the names of its columns
+    beyond the required ones, in header order, as a JSON array; None when
+    there are none."""
+    extra = [name for name in names if name not in set(kind.required)]
+    return json.dumps(extra, ensure_ascii=False, separators=(",", ":")) if extra else None
 
 
 def parse_file(data: bytes, kind: DropKind, sha256: str, landing: Landing) -> dict[str, Any]:
@@ -226,12 +245,22 @@ def _parse_csv(
     if note is None and header is not None:
         landed = _land_by_duckdb(path, kind, scan, header, encoding, landing, speculation)
         if isinstance(landed, Landed):
-            return facts | {"n_data_records": landed.n_records, "loader": csv_load.LOADER_DUCKDB}
+            return facts | {
+                "n_data_records": landed.n_records,
+                "loader": csv_load.LOADER_DUCKDB,
+                "extra_columns": extra_columns_fact(header.names, kind),
+            }
         note = landed
     # read as a stream: the exact parser keeps the record it reads, not the file
+    names: list[str] = []
     with path.open(encoding=encoding, newline="") as handle:
-        landed = _land_exact_stream(landing, kind, scan.sha256, read_records(handle, kind))
-    return facts | {"n_data_records": landed.n_records, "loader": csv_load.LOADER_PYTHON, "loader_note": note}
+        landed = _land_exact_stream(landing, kind, scan.sha256, read_records(handle, kind), names)
+    return facts | {
+        "n_data_records": landed.n_records,
+        "loader": csv_load.LOADER_PYTHON,
+        "loader_note": note,
+        "extra_columns": extra_columns_fact(names, kind),
+    }
 
 
 def _land_by_duckdb(
