@@ -24,8 +24,8 @@ from typing import Any
 
 from pyarrow import csv, parquet
 
-from agent_eval import registry
 from agent_eval import compare as compare_mod
+from agent_eval import registry
 from agent_eval.db import Cursor
 from agent_eval.viewer import eval_sets, pages
 
