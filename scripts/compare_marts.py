@@ -33,7 +33,7 @@ PROJECT = Path(__file__).resolve().parents[1]
 SCHEMAS = ("marts", "ops", "rubric", "intermediate", "raw")
 # Columns whose values belong to the build, not to the data: when a file was
 # loaded or a set evaluated, which build did it.
-VOLATILE = ("loaded_at", "evaluated_at", "built_at", "load_id", "invocation_id", "published_at")
+VOLATILE = ("loaded_at", "observed_at", "evaluated_at", "built_at", "load_id", "invocation_id", "published_at")
 # Build bookkeeping, not results: dbt's reuse state and the set ledger.
 SKIPPED_TABLES = ("build_state.node_state", "build_state.built_sets")
 
