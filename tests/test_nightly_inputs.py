@@ -7,10 +7,12 @@ tests/fixtures/night2 is worked by hand in test_nightly_semantics.py.
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 
 from test_nightly_semantics import NIGHT2, snapshot
 
+from agent_eval import withdraw
 from agent_eval.cli import EXIT_OK, EXIT_REJECTED
 from conftest import FIXTURES
 
@@ -122,3 +124,60 @@ def test_encodings_are_detected_and_give_the_same_scores(warehouse):
     assert len(scores) == 4 and len(set(scores)) == 1
     texts = warehouse.query("select distinct query_text from marts.resume_item_scores order by 1")
     assert texts == [("분석해줘",), ("여성 지원자만 보여줘",), ("여자 지원자만 보여줘",)]
+
+
+def test_restored_bytes_with_rejected_rows_keep_the_night_going(built):
+    """Night 1 (fixture basic): 2026-11-01/resume_agent_basic.csv, 16
+    records, line 17 rejected (Track 9: invalid_track), line 18 rejected
+    (3 fields of 14: ragged_row), 14 scored. Night 2 replaces it with the
+    same bytes less line 18: 15 records, line 17 rejected, 14 scored.
+    Night 3 restores the night-1 bytes: the night-1 version is current
+    again and is reported once, with its own rejected rows; night 4
+    (nothing new) builds the same; night 5 withdraws the path."""
+    warehouse, code = built("basic")
+    assert code == EXIT_REJECTED
+    path = warehouse.drops / "2026-11-01" / "resume_agent_basic.csv"
+    original = path.read_bytes()
+    assert original.endswith(b"\nQ9,ragged,row\n")
+    changed = original.removesuffix(b"Q9,ragged,row\n")
+    first, second = hashlib.sha256(original).hexdigest(), hashlib.sha256(changed).hexdigest()
+    path.write_bytes(changed)
+    assert warehouse.build(data_tests=False) == EXIT_REJECTED
+    path.write_bytes(original)
+    # with the data tests: every file version reconciles
+    assert warehouse.build() == EXIT_REJECTED
+    source = "2026-11-01/resume_agent_basic.csv"
+    assert warehouse.query("select status, sha256, is_current from ops.load_log order by observation_seq") == [
+        ("loaded", first, False),
+        ("loaded", second, False),
+        ("restored", first, True),
+    ]
+    assert warehouse.query("select count(*) from ops.rejected_files") == [(0,)]
+    # each version's rejected rows once; the current ones are night 1's
+    assert warehouse.query(
+        "select sha256, line_number, reason, is_current from ops.rejected_rows order by is_current, line_number"
+    ) == [(second, 17, "invalid_track", False), (first, 17, "invalid_track", True), (first, 18, "ragged_row", True)]
+    # one row per loaded version: records = raw = valid + rejected, and the
+    # current version's valid rows are scored
+    assert warehouse.query(
+        "select sha256, n_data_records, n_raw_rows, n_valid_rows, n_rejected_rows, is_current, n_scored_rows "
+        "from ops.file_reconciliation order by n_data_records"
+    ) == [(second, 15, 15, 14, 1, False, None), (first, 16, 16, 14, 2, True, 14)]
+    issues = (
+        "select issue, subject, reason_code, sha256, drop_date::varchar, n_records, n_rejected_rows, "
+        "first_line_number from ops.delivery_issues order by all"
+    )
+    expected = [
+        ("rejected_rows", source, "invalid_track", first, "2026-11-01", 16, 1, 17),
+        ("rejected_rows", source, "ragged_row", first, "2026-11-01", 16, 1, 18),
+    ]
+    assert warehouse.query(issues) == expected
+    assert warehouse.query("select count(*) from marts.resume_item_scores where set_id = ?", [source]) == [(14,)]
+    # a later night
+    assert warehouse.build(data_tests=False) == EXIT_REJECTED
+    assert warehouse.query(issues) == expected
+    # withdrawn: the path's latest version (the restored bytes) and its 16
+    # records, counted when those bytes were loaded
+    withdraw.record(warehouse.paths.db_path, source, reason="a rehearsal", user="owner-test")
+    assert warehouse.build(data_tests=False) == EXIT_OK
+    assert warehouse.query(issues) == [("withdrawn", source, "withdrawn", first, "2026-11-01", 16, None, None)]

@@ -66,18 +66,20 @@ agent_kinds as (
 
 ),
 
--- the versions whose rows are in raw history (a version observed loaded and
--- later restored is one version)
+-- one row per version whose rows are in raw history: its loaded
+-- observation. A path's bytes are loaded once; a later observation of the
+-- same bytes (restored) is the same version, not parsed again, so it has
+-- no record count of its own.
 file_versions as (
 
-    select distinct
+    select
         source_file,
         sha256,
         drop_date,
         file_name,
         n_data_records
     from load_log
-    where status in ('loaded', 'restored')
+    where status = 'loaded'
 
 ),
 
@@ -198,26 +200,32 @@ withdrawn_issues as (
 
     select
         'withdrawn' as issue,
-        source_file as subject,
+        latest_withdrawals.source_file as subject,
         'withdrawn' as reason_code,
-        kind,
-        drop_date,
-        source_file,
-        file_name,
+        latest_withdrawals.kind,
+        latest_withdrawals.drop_date,
+        latest_withdrawals.source_file,
+        latest_withdrawals.file_name,
         cast(null as varchar) as series_id,
-        sha256,
-        withdrawal_reason as reason_detail,
+        latest_withdrawals.sha256,
+        latest_withdrawals.withdrawal_reason as reason_detail,
         false as is_delivery_rejected,
-        n_data_records as n_records,
+        -- counted when the version was loaded (a restored observation of it
+        -- has no count)
+        file_versions.n_data_records as n_records,
         cast(null as bigint) as n_rejected_rows,
         cast(null as bigint) as first_line_number,
         cast(null as varchar) as last_set_id,
         cast(null as date) as last_drop_date,
         cast(null as double) as age_days,
-        withdrawn_by as acted_by,
-        withdrawn_at as observed_at,
+        latest_withdrawals.withdrawn_by as acted_by,
+        latest_withdrawals.withdrawn_at as observed_at,
         'ops.load_log' as details_table
     from latest_withdrawals
+    left join file_versions
+        on
+            latest_withdrawals.source_file = file_versions.source_file
+            and latest_withdrawals.sha256 = file_versions.sha256
 
 ),
 
