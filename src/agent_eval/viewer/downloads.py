@@ -190,9 +190,7 @@ def compare_items(cur: Cursor, args: Any) -> Table:
     sets, paired = compare_request(cur, args)
     if not paired:
         raise pages.BadRequest(compare_mod.METRICS_ONLY)
-    versus = args.get("versus") or sets[1]
-    if versus not in sets[1:]:
-        raise pages.BadRequest("versus must be one of the compared sets after the first")
+    versus = pages.compare_versus(sets, args.get("versus"))
     group = pages.parse_choice(args.get("change"), "change", tuple(CHANGE_GROUPS))
     sql = "select * from marts.compare_items(?, ?)"
     params: list[Any] = [sets[0], versus]

@@ -585,6 +585,15 @@ def compare_sets(args: Any) -> list[str]:
     return sets
 
 
+def compare_versus(sets: list[str], versus: str | None) -> str:
+    """The set the reference's items are paired with: ``versus`` (one of
+    the compared sets after the first), default the second."""
+    versus = versus or sets[1]
+    if versus not in sets[1:]:
+        raise BadRequest(f"versus must be one of the compared sets after the first, not {versus[:80]!r}")
+    return versus
+
+
 def compare_choices(cur: Cursor, agent: str, set_id: str | None = None) -> list[dict[str, Any]]:
     """The sets a set can be compared with: every set of its agent, newest
     first. For an imported run (marts.eval_runs: its series is tool, task
@@ -662,9 +671,7 @@ def compare(
         result = compare_mod.compare(cur, sets)
     except compare_mod.CompareError as err:
         raise BadRequest(str(err)) from None
-    versus = versus or sets[1]
-    if versus not in sets[1:]:
-        raise BadRequest(f"versus must be one of the compared sets after the first, not {versus[:80]!r}")
+    versus = compare_versus(sets, versus)
     grid = result.grid()
     if not result.paired:
         # no items to pair: the sets' own metrics, and a note that says so
