@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import io
 import json
+import re
 import shutil
 from collections import defaultdict
 from pathlib import Path
@@ -410,3 +411,15 @@ def test_a_result_of_finite_numbers_is_encoded_once_and_never_walked(tmp_path, m
     assert encoded == []
     assert record["output"] == result["response"]["output"]
     assert record["components"][0]["pass"] is result["gradingResult"]["componentResults"][0]["pass"]
+
+
+def test_staging_parses_each_record_once():
+    """Staging's cost is parsing each record's JSON text: every member is
+    taken by one json_extract with a list of paths, never by a path at a
+    time (`rec ->> '$.x'` parses the whole record again for each field)."""
+    from conftest import PROJECT_DIR
+
+    sql = (PROJECT_DIR / "models" / "staging" / "promptfoo" / "stg_promptfoo__results.sql").read_text(encoding="utf-8")
+    code = "\n".join(line.split("--")[0] for line in sql.splitlines())
+    uses = re.findall(r"(\w+)\(\s*rec\b|\brec\s*(->>?)", code)
+    assert uses == [("json_extract", "")]

@@ -23,6 +23,40 @@ records as (
 
 ),
 
+-- every member in one json_extract: the record is parsed once, not once
+-- per field (`rec ->> path` parses it again each time); each member is a
+-- small JSON value, read again as text below
+members as (
+
+    select
+        *,
+        json_extract(rec, [
+            '$.column',
+            '$.provider',
+            '$.provider_id',
+            '$.prompt_label',
+            '$.row',
+            '$.test_key',
+            '$.description',
+            '$.input',
+            '$.vars',
+            '$.success',
+            '$.score',
+            '$.failure_reason',
+            '$.error',
+            '$.output',
+            '$.latency_ms',
+            '$.cost',
+            '$.tokens.prompt',
+            '$.tokens.completion',
+            '$.grader_tokens.prompt',
+            '$.grader_tokens.completion',
+            '$.components'
+        ]) as m
+    from records
+
+),
+
 final as (
 
     select
@@ -35,32 +69,30 @@ final as (
         reject_reason,
         raw_text,
         ---------- the set: the output's column
-        try_cast(rec ->> '$.column' as integer) as prompt_idx,
-        source_file || '#' || (rec ->> '$.column') as set_id,
-        rec ->> '$.provider' as provider,
-        rec ->> '$.provider_id' as provider_id,
-        rec ->> '$.prompt_label' as prompt_label,
+        try_cast(m[1] ->> '$' as integer) as prompt_idx,
+        source_file || '#' || (m[1] ->> '$') as set_id,
+        m[2] ->> '$' as provider,
+        m[3] ->> '$' as provider_id,
+        m[4] ->> '$' as prompt_label,
         ---------- the result
-        try_cast(rec ->> '$.row' as integer) as test_idx,
-        rec ->> '$.test_key' as test_key,
-        rec ->> '$.description' as description,
-        rec ->> '$.input' as input,
-        cast(rec -> '$.vars' as varchar) as vars_json,
-        try_cast(rec ->> '$.success' as boolean) as success,
-        try_cast(rec ->> '$.score' as double) as score,
-        try_cast(rec ->> '$.failure_reason' as integer) as failure_reason,
-        rec ->> '$.error' as error,
-        rec ->> '$.output' as output,
-        {{ json_nonneg_number("rec -> '$.latency_ms'") }} as latency_ms,
-        {{ json_nonneg_number("rec -> '$.cost'") }} as cost,
-        try_cast(rec ->> '$.tokens.prompt' as bigint) as prompt_tokens,
-        try_cast(rec ->> '$.tokens.completion' as bigint) as completion_tokens,
-        try_cast(rec ->> '$.grader_tokens.prompt' as bigint)
-            as grader_prompt_tokens,
-        try_cast(rec ->> '$.grader_tokens.completion' as bigint)
-            as grader_completion_tokens,
-        rec -> '$.components' as components_json
-    from records
+        try_cast(m[5] ->> '$' as integer) as test_idx,
+        m[6] ->> '$' as test_key,
+        m[7] ->> '$' as description,
+        m[8] ->> '$' as input,
+        cast(m[9] as varchar) as vars_json,
+        try_cast(m[10] ->> '$' as boolean) as success,
+        try_cast(m[11] ->> '$' as double) as score,
+        try_cast(m[12] ->> '$' as integer) as failure_reason,
+        m[13] ->> '$' as error,
+        m[14] ->> '$' as output,
+        {{ json_nonneg_number('m[15]') }} as latency_ms,
+        {{ json_nonneg_number('m[16]') }} as cost,
+        try_cast(m[17] ->> '$' as bigint) as prompt_tokens,
+        try_cast(m[18] ->> '$' as bigint) as completion_tokens,
+        try_cast(m[19] ->> '$' as bigint) as grader_prompt_tokens,
+        try_cast(m[20] ->> '$' as bigint) as grader_completion_tokens,
+        m[21] as components_json
+    from members
 
 )
 
