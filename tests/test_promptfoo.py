@@ -24,7 +24,7 @@ import pytest
 
 from agent_eval import cli
 from agent_eval.viewer import create_app
-from conftest import FIXTURES, Warehouse
+from conftest import FIXTURES, PROJECT_DIR, Warehouse
 
 PROMPTFOO = FIXTURES / "promptfoo"
 EXPECTED = json.loads((PROMPTFOO / "expected.json").read_text(encoding="utf-8"))["files"]
@@ -417,8 +417,6 @@ def test_staging_parses_each_record_once():
     """Staging's cost is parsing each record's JSON text: every member is
     taken by one json_extract with a list of paths, never by a path at a
     time (`rec ->> '$.x'` parses the whole record again for each field)."""
-    from conftest import PROJECT_DIR
-
     sql = (PROJECT_DIR / "models" / "staging" / "promptfoo" / "stg_promptfoo__results.sql").read_text(encoding="utf-8")
     code = "\n".join(line.split("--")[0] for line in sql.splitlines())
     uses = re.findall(r"(\w+)\(\s*rec\b|\brec\s*(->>?)", code)
