@@ -113,8 +113,8 @@
 
 {% macro compare_item_rows(set_a, set_b) -%}
     {#- After compare_item_pairs: the CTE item_rows, one row per item key
-        with the columns of marts.compare_items (change_order ranks the
-        changes as compare_item_order lists them). -#}
+        with the columns of marts.compare_items (change_order: the
+        change's place in compare_changes). -#}
     item_rows as (
 
         select
@@ -126,12 +126,9 @@
             query_text,
             change,
             case change
-                when 'pass_to_fail' then 1
-                when 'fail_to_pass' then 2
-                when 'score_changed' then 3
-                when 'unchanged' then 4
-                when 'only_a' then 5
-                else 6
+                {%- for change in compare_changes() %}
+                when '{{ change }}' then {{ loop.index }}
+                {%- endfor %}
             end as change_order,
             score_change,
             status_a,
@@ -155,7 +152,8 @@
 
 
 {% macro compare_changes() -%}
-    {#- The changes of compare_item_pairs, in compare_item_order. -#}
+    {#- The changes of compare_item_pairs in the order compare_item_order
+        lists them (change_order is the place in this list). -#}
     {{ return(['pass_to_fail', 'fail_to_pass', 'score_changed', 'unchanged', 'only_a', 'only_b']) }}
 {%- endmacro %}
 
@@ -236,8 +234,8 @@
 
 {% macro compare_metric_rows(set_a, set_b) -%}
     {#- After compare_item_pairs: CTEs ending with metric_rows, the rows
-        of marts.compare_metrics(set_a, set_b), one per item measure with a value on both sides of a pair. delta = value_b -
-        value_a, the mean (of round means, as the set marts average) of
+        of marts.compare_metrics(set_a, set_b), one per item measure with
+        a value on both sides of a pair. delta = value_b - value_a, the mean (of round means, as the set marts average) of
         the paired differences; its standard error clustered by query from
         those differences (cluster_residuals, cluster_robust_stats: the
         history's CR1), the 95% interval delta +- t(G - 1) se, the
