@@ -103,54 +103,139 @@
 {%- endmacro %}
 
 
-{% macro compare_items_sql(set_a, set_b) -%}
-    {#- The body of marts.compare_items(set_a, set_b): item_pairs, changed
-        items first (pass->fail, fail->pass, changed scores by size), then
-        unchanged, then the unpaired. -#}
-    with
-
-    {{ compare_item_pairs(set_a, set_b) }}
-
-    select
-        {{ set_a }} as set_a,
-        {{ set_b }} as set_b,
-        query_id,
-        round,
-        round_order,
-        query_text,
-        change,
-        case change
-            when 'pass_to_fail' then 1
-            when 'fail_to_pass' then 2
-            when 'score_changed' then 3
-            when 'unchanged' then 4
-            when 'only_a' then 5
-            else 6
-        end as change_order,
-        score_change,
-        status_a,
-        status_b,
-        is_pass_a,
-        is_pass_b,
-        {%- for metric, _ in compare_metric_columns() if metric != 'pass_rate' %}
-        {{ metric }}_a,
-        {{ metric }}_b,
-        {%- endfor %}
-        message_a,
-        message_b,
-        fail_reason_a,
-        fail_reason_b,
-        line_number_a,
-        line_number_b
-    from item_pairs
-    order by change_order, score_change desc, round_order, query_id
+{% macro compare_item_order() -%}
+    {#- The order of the compared items, once for every caller: pass->fail,
+        fail->pass, changed scores (largest move first), unchanged, only in
+        A, only in B; within a change by round, then query. -#}
+    change_order, score_change desc, round_order, query_id
 {%- endmacro %}
 
 
-{% macro compare_metrics_sql(set_a, set_b) -%}
-    {#- The body of marts.compare_metrics(set_a, set_b): one row per item
-        measure with a value on both sides of a pair. delta = value_b -
-        value_a, the mean (of round means, as the set marts average) of
+{% macro compare_item_rows(set_a, set_b) -%}
+    {#- After compare_item_pairs: the CTE item_rows, one row per item key
+        with the columns of marts.compare_items (change_order: the
+        change's place in compare_changes). -#}
+    item_rows as (
+
+        select
+            {{ set_a }} as set_a,
+            {{ set_b }} as set_b,
+            query_id,
+            round,
+            round_order,
+            query_text,
+            change,
+            case change
+                {%- for change in compare_changes() %}
+                when '{{ change }}' then {{ loop.index }}
+                {%- endfor %}
+            end as change_order,
+            score_change,
+            status_a,
+            status_b,
+            is_pass_a,
+            is_pass_b,
+            {%- for metric, _ in compare_metric_columns() if metric != 'pass_rate' %}
+            {{ metric }}_a,
+            {{ metric }}_b,
+            {%- endfor %}
+            message_a,
+            message_b,
+            fail_reason_a,
+            fail_reason_b,
+            line_number_a,
+            line_number_b
+        from item_pairs
+
+    )
+{%- endmacro %}
+
+
+{% macro compare_changes() -%}
+    {#- The changes of compare_item_pairs in the order compare_item_order
+        lists them (change_order is the place in this list). -#}
+    {{ return(['pass_to_fail', 'fail_to_pass', 'score_changed', 'unchanged', 'only_a', 'only_b']) }}
+{%- endmacro %}
+
+
+{% macro compare_top_item_rows(top_n) -%}
+    {#- After compare_item_rows: the CTE top_items, the first `top_n` items
+        of each change in compare_item_order with n_change, the change's
+        count of items. One top-N per change and a count by change, not a
+        row_number() over every pair: a window sorts all the pairs (most
+        of them score_changed), a top-N keeps top_n rows per change. -#}
+    change_counts as (
+
+        select
+            change,
+            count(*) as n_change
+        from item_rows
+        group by change
+
+    ),
+
+    first_of_change as (
+        {%- for change in compare_changes() %}
+
+        (
+            select * from item_rows
+            where change = '{{ change }}'
+            order by {{ compare_item_order() }}
+            limit {{ top_n }}
+        )
+        {{- '\n\n        union all' if not loop.last }}
+        {%- endfor %}
+
+    ),
+
+    top_items as (
+
+        select
+            first_of_change.*,
+            change_counts.n_change
+        from first_of_change
+        inner join change_counts
+            on first_of_change.change = change_counts.change
+
+    )
+{%- endmacro %}
+
+
+{% macro compare_items_sql(set_a, set_b) -%}
+    {#- The body of marts.compare_items(set_a, set_b): every item key of
+        either set, in compare_item_order. -#}
+    with
+
+    {{ compare_item_pairs(set_a, set_b) }},
+
+    {{ compare_item_rows(set_a, set_b) }}
+
+    select * from item_rows
+    order by {{ compare_item_order() }}
+{%- endmacro %}
+
+
+{% macro compare_changed_items_sql(set_a, set_b, top_n) -%}
+    {#- The body of marts.compare_changed_items(set_a, set_b, top_n): the
+        first top_n items of each change (compare_top_item_rows) with the
+        change's count, in compare_item_order. -#}
+    with
+
+    {{ compare_item_pairs(set_a, set_b) }},
+
+    {{ compare_item_rows(set_a, set_b) }},
+
+    {{ compare_top_item_rows(top_n) }}
+
+    select * from top_items
+    order by {{ compare_item_order() }}
+{%- endmacro %}
+
+
+{% macro compare_metric_rows(set_a, set_b) -%}
+    {#- After compare_item_pairs: CTEs ending with metric_rows, the rows
+        of marts.compare_metrics(set_a, set_b), one per item measure with
+        a value on both sides of a pair. delta = value_b - value_a, the mean (of round means, as the set marts average) of
         the paired differences; its standard error clustered by query from
         those differences (cluster_residuals, cluster_robust_stats: the
         history's CR1), the 95% interval delta +- t(G - 1) se, the
@@ -160,10 +245,6 @@
         this comparison. verdict: improved / regressed when p_holm < var
         history_alpha and the change in the metric's good direction is at
         least its min_delta (seed history_metrics), else within_noise. -#}
-    with
-
-    {{ compare_item_pairs(set_a, set_b) }},
-
     counts as (
 
         select
@@ -368,47 +449,97 @@
             case direction when 'lower_is_better' then -1 else 1 end as sign
         from ranked
 
+    ),
+
+    metric_rows as (
+
+        select
+            {{ set_a }} as set_a,
+            {{ set_b }} as set_b,
+            metric,
+            metric_label,
+            metric_order,
+            direction,
+            value_a,
+            value_b,
+            delta,
+            n_pairs,
+            n_clusters,
+            round(std_error, 12) as std_error,
+            round(delta - t_critical * std_error, 12) as ci_low,
+            round(delta + t_critical * std_error, 12) as ci_high,
+            test,
+            round(p_value, 12) as p_value,
+            round(p_holm, 12) as p_holm,
+            min_delta,
+            case
+                when
+                    p_holm < {{ var('history_alpha') }}
+                    and sign * delta > 0
+                    and sign * delta >= coalesce(min_delta, 0)
+                    then 'improved'
+                when
+                    p_holm < {{ var('history_alpha') }}
+                    and sign * delta < 0
+                    and -sign * delta >= coalesce(min_delta, 0)
+                    then 'regressed'
+                else 'within_noise'
+            end as verdict,
+            n_paired,
+            n_only_a,
+            n_only_b,
+            n_pass_fail,
+            n_fail_pass
+        from adjusted
+
     )
+{%- endmacro %}
+
+
+{% macro compare_metrics_sql(set_a, set_b) -%}
+    {#- The body of marts.compare_metrics(set_a, set_b): compare_metric_rows
+        by the metric's order. -#}
+    with
+
+    {{ compare_item_pairs(set_a, set_b) }},
+
+    {{ compare_metric_rows(set_a, set_b) }}
+
+    select * from metric_rows
+    order by metric_order, metric
+{%- endmacro %}
+
+
+{% macro compare_pair_sql(set_a, set_b, top_n) -%}
+    {#- The body of marts.compare_pair(set_a, set_b, top_n): the two sets
+        paired once for both tables of a page, compare_metrics's rows
+        (row_type 'metric') and compare_changed_items's (row_type 'item'),
+        their columns side by side (a column of the other kind is null),
+        the metrics first. The pairing is the costly part at a million
+        items; one query lets DuckDB materialize it once for both. -#}
+    with
+
+    {{ compare_item_pairs(set_a, set_b) }},
+
+    {{ compare_item_rows(set_a, set_b) }},
+
+    {{ compare_metric_rows(set_a, set_b) }},
+
+    {{ compare_top_item_rows(top_n) }}
 
     select
-        {{ set_a }} as set_a,
-        {{ set_b }} as set_b,
-        metric,
-        metric_label,
-        metric_order,
-        direction,
-        value_a,
-        value_b,
-        delta,
-        n_pairs,
-        n_clusters,
-        round(std_error, 12) as std_error,
-        round(delta - t_critical * std_error, 12) as ci_low,
-        round(delta + t_critical * std_error, 12) as ci_high,
-        test,
-        round(p_value, 12) as p_value,
-        round(p_holm, 12) as p_holm,
-        min_delta,
-        case
-            when
-                p_holm < {{ var('history_alpha') }}
-                and sign * delta > 0
-                and sign * delta >= coalesce(min_delta, 0)
-                then 'improved'
-            when
-                p_holm < {{ var('history_alpha') }}
-                and sign * delta < 0
-                and -sign * delta >= coalesce(min_delta, 0)
-                then 'regressed'
-            else 'within_noise'
-        end as verdict,
-        n_paired,
-        n_only_a,
-        n_only_b,
-        n_pass_fail,
-        n_fail_pass
-    from adjusted
-    order by metric_order, metric
+        'metric' as row_type,
+        *
+    from metric_rows
+
+    union all by name
+
+    select
+        'item' as row_type,
+        *
+    from top_items
+
+    order by row_type desc, metric_order, metric, {{ compare_item_order() }}
 {%- endmacro %}
 
 
@@ -428,8 +559,12 @@
     {%- if found == 2 %}
     create or replace macro marts.compare_items(set_a, set_b) as table
     {{ compare_items_sql('set_a', 'set_b') }};
+    create or replace macro marts.compare_changed_items(set_a, set_b, top_n) as table
+    {{ compare_changed_items_sql('set_a', 'set_b', 'top_n') }};
     create or replace macro marts.compare_metrics(set_a, set_b) as table
-    {{ compare_metrics_sql('set_a', 'set_b') }}
+    {{ compare_metrics_sql('set_a', 'set_b') }};
+    create or replace macro marts.compare_pair(set_a, set_b, top_n) as table
+    {{ compare_pair_sql('set_a', 'set_b', 'top_n') }}
     {%- else %}
     select 1
     {%- endif %}

@@ -209,7 +209,9 @@ RELATION = re.compile(r"\b(?:marts|ops|rubric|staging|intermediate)\.(\w+)")
 # the published file's table macros (macros/compare.sql) and the tables they read
 TABLE_MACROS = {
     "compare_items": {"history_items"},
+    "compare_changed_items": {"history_items"},
     "compare_metrics": {"history_items", "history_metrics"},
+    "compare_pair": {"history_items", "history_metrics"},
 }
 
 

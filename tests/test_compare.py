@@ -133,6 +133,57 @@ def test_pairs_counted_and_changed_items_first(published):
     assert changes.index("unchanged") > len(changes) - 1 - changes[::-1].index("score_changed")
 
 
+def test_each_changes_first_items_are_the_full_orders(published):
+    """compare_changed_items(A, B, n): of each change the first n items of
+    compare_items' order, with the change's count (the fixture's: 4
+    pass->fail, 2 fail->pass, 1 only in A, 1 only in B; 17 keys)."""
+    with duckdb.connect(str(published), read_only=True) as con:
+        everything = compare.items(con, A, B)
+        firsts = {n: compare.items(con, A, B, per_change=n) for n in (1, 3)}
+    counts = {c: sum(r["change"] == c for r in everything) for c in {r["change"] for r in everything}}
+    assert (counts["pass_to_fail"], counts["fail_to_pass"], counts["only_a"], counts["only_b"]) == (4, 2, 1, 1)
+    assert sum(counts.values()) == 17
+    for n, got in firsts.items():
+        expected = [
+            r for r in everything if [s["change"] for s in everything[: everything.index(r)]].count(r["change"]) < n
+        ]
+        assert [{k: v for k, v in r.items() if k != "n_change"} for r in got] == expected, n
+        assert all(r["n_change"] == counts[r["change"]] for r in got)
+    assert len(firsts[3]) == 3 + 2 + min(3, counts["score_changed"]) + min(3, counts["unchanged"]) + 1 + 1
+
+
+def test_one_pairing_answers_as_the_two_macros(published):
+    """compare_pair(A, B, n) pairs the items once for both tables of a page:
+    its metric rows are compare_metrics', its item rows
+    compare_changed_items'; its plan holds one full outer join of the two
+    sets, where the two macros hold one each. compare(versus=B, top_n=n)
+    returns them as the CLI's compare and items(per_change=n) do."""
+    with duckdb.connect(str(published), read_only=True) as con:
+        cursor = con.execute("select * from marts.compare_pair(?, ?, ?)", [A, B, 2])
+        names = [d[0] for d in cursor.description]
+        both = [dict(zip(names, row)) for row in cursor.fetchall()]
+        metric_cols = [d[0] for d in con.execute("select * from marts.compare_metrics(?, ?)", [A, B]).description]
+        item_cols = [
+            d[0] for d in con.execute("select * from marts.compare_changed_items(?, ?, ?)", [A, B, 2]).description
+        ]
+        assert [{c: r[c] for c in metric_cols} for r in both if r["row_type"] == "metric"] == list(
+            metric_rows(published, A, B).values()
+        )
+        assert [{c: r[c] for c in item_cols} for r in both if r["row_type"] == "item"] == compare.items(
+            con, A, B, per_change=2
+        )
+        plan = "".join(
+            r[1] for r in con.execute("explain select * from marts.compare_pair(?, ?, ?)", [A, B, 2]).fetchall()
+        )
+        assert plan.count("FULL") == 1
+        together = compare.compare(con, [A, B, A2], versus=B, top_n=2)
+        apart = compare.compare(con, [A, B, A2])
+        assert together.metrics == apart.metrics
+        assert together.changed_items == compare.items(con, A, B, per_change=2)
+        with pytest.raises(compare.CompareError, match="versus"):
+            compare.compare(con, [A, B], versus=A, top_n=2)
+
+
 def test_figures_agree_with_an_independent_computation(wh, published):
     rows = metric_rows(published, A, B)
     assert set(rows) == set(MEASURES)
@@ -319,6 +370,24 @@ def test_every_table_of_the_set_and_compare_pages_downloads_as_csv_and_parquet(c
         assert found and {r[columns.index("metric")] for r in found} == {metric}
         dates = [r[columns.index("drop_date")] for r in found]
         assert dates == sorted(dates)
+
+
+def test_the_page_pairs_each_set_once(client, monkeypatch):
+    """The page of A, B and A2 (versus B) pairs A with each other set once:
+    B's metrics and changed items in one compare_pair call, A2's metrics in
+    one compare_metrics call, no other call of a pairing macro."""
+    from agent_eval import db
+
+    called: list[str] = []
+    original = db.fetch
+
+    def recording(con, sql, params=()):
+        called.extend(re.findall(r"marts\.(compare_\w+)\(", sql))
+        return original(con, sql, params)
+
+    monkeypatch.setattr(db, "fetch", recording)
+    assert client.get(f"/compare?sets={A}&sets={B}&sets={A2}").status_code == 200
+    assert sorted(called) == ["compare_metrics", "compare_pair"]
 
 
 def test_downloaded_items_are_the_pages_filtered_rows(client, wh):

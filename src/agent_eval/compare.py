@@ -3,10 +3,14 @@
 Reads the published file only through its table macros (macros/compare.sql):
 ``marts.compare_metrics(set_a, set_b)`` (per metric: both values, the paired
 difference, its interval clustered by query, p-value, Holm's adjustment,
-verdict) and ``marts.compare_items(set_a, set_b)`` (the items paired by the
-agent's item key, changed first). Every figure is the macros'; this module
-checks the request, calls them with bound parameters and formats rows. The
-CLI (`agent-eval compare`) and the viewer's /compare page use it.
+verdict), ``marts.compare_items(set_a, set_b)`` (the items paired by the
+agent's item key, changed first), ``marts.compare_changed_items(set_a, set_b,
+top_n)`` (each change's first top_n items and its count) and
+``marts.compare_pair(set_a, set_b, top_n)`` (the rows of the first and the
+third from one pairing, for a page that shows both). Every figure and the
+items' order are the macros'; this module checks the request, calls them with
+bound parameters and formats rows. The CLI (`agent-eval compare`) and the
+viewer's /compare page use it.
 """
 
 from __future__ import annotations
@@ -68,6 +72,11 @@ class Comparison:
     # summary's cases or an aggregate-only import): the sets' own metrics
     # side by side, no paired test (see METRICS_ONLY)
     paired: bool = True
+    # with compare(versus=..., top_n=...): the first top_n items of each
+    # change of the reference against `versus`, each with its change's
+    # count n_change (compare_changed_items' rows, from the same pairing)
+    versus: str | None = None
+    changed_items: list[dict[str, Any]] = field(default_factory=list)
 
     def grid(self) -> list[dict[str, Any]]:
         """One row per metric: its label, direction, the first set's value
@@ -152,16 +161,36 @@ def check_sets(cur: Cursor, sets: list[str]) -> tuple[str, dict[str, int]]:
     return agents[0], {s: found[s]["n_items"] for s in sets}
 
 
-def compare(cur: Cursor, sets: list[str]) -> Comparison:
+# the columns of compare_metrics' rows (compare_pair's rows of row_type 'metric')
+METRIC_ROW_COLUMNS = (*METRIC_COLUMNS, "metric_order")
+
+
+def compare(cur: Cursor, sets: list[str], versus: str | None = None, top_n: int | None = None) -> Comparison:
     """Every other set against the first, one compare_metrics call each;
-    the first set's own row (delta 0) is its value_a."""
+    the first set's own row (delta 0) is its value_a. With ``versus`` (a
+    set after the first) and ``top_n``, that set's metrics and the first
+    top_n items of each change come from one compare_pair call, which
+    pairs the items once for both (``changed_items``)."""
     agent, n_items = check_sets(cur, sets)
     result = Comparison(sets=list(sets), agent=agent, n_items=n_items)
     if not all(n_items.values()):
         return metrics_only(cur, result)
+    if versus is not None and versus not in sets[1:]:
+        raise CompareError(f"versus must be one of the compared sets after the first, not {versus!r}")
     for other in sets[1:]:
-        metric_rows = rows(cur, "select * from marts.compare_metrics(?, ?)", [sets[0], other])
-        result.metrics.extend(metric_rows)
+        if other == versus and top_n is not None:
+            both = rows(cur, "select * from marts.compare_pair(?, ?, ?)", [sets[0], other, top_n])
+            result.metrics.extend({c: r[c] for c in METRIC_ROW_COLUMNS} for r in both if r["row_type"] == "metric")
+            result.versus = other
+            result.changed_items = [
+                {c: v for c, v in r.items() if c in ("set_a", "set_b") or c not in METRIC_ROW_COLUMNS}
+                for r in both
+                if r["row_type"] == "item"
+            ]
+            for item in result.changed_items:
+                del item["row_type"]
+            continue
+        result.metrics.extend(rows(cur, "select * from marts.compare_metrics(?, ?)", [sets[0], other]))
     # the reference column of the grid: its own values, nothing to test
     for row in [r for r in result.metrics if r["set_b"] == sets[1]]:
         result.metrics.append(
@@ -218,15 +247,14 @@ def metrics_only(cur: Cursor, result: Comparison) -> Comparison:
     return result
 
 
-def items(cur: Cursor, set_a: str, set_b: str, limit: int | None = None) -> list[dict[str, Any]]:
+def items(cur: Cursor, set_a: str, set_b: str, per_change: int | None = None) -> list[dict[str, Any]]:
     """compare_items(set_a, set_b): changed items first (pass->fail,
-    fail->pass, changed scores by size), then unchanged, then unpaired."""
-    sql = "select * from marts.compare_items(?, ?)"
-    params: list[Any] = [set_a, set_b]
-    if limit is not None:
-        sql += " limit ?"
-        params.append(limit)
-    return rows(cur, sql, params)
+    fail->pass, changed scores by size), then unchanged, then unpaired, in
+    the macro's order; with ``per_change`` the first per_change items of
+    each change and its count n_change (compare_changed_items)."""
+    if per_change is None:
+        return rows(cur, "select * from marts.compare_items(?, ?)", [set_a, set_b])
+    return rows(cur, "select * from marts.compare_changed_items(?, ?, ?)", [set_a, set_b, per_change])
 
 
 def change_counts(cur: Cursor, set_a: str, set_b: str) -> dict[str, int]:

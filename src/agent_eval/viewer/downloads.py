@@ -192,12 +192,13 @@ def compare_items(cur: Cursor, args: Any) -> Table:
         raise pages.BadRequest(compare_mod.METRICS_ONLY)
     versus = pages.compare_versus(sets, args.get("versus"))
     group = pages.parse_choice(args.get("change"), "change", tuple(CHANGE_GROUPS))
+    # the macro's order (a filter keeps it: DuckDB preserves the order of
+    # a subquery's rows through where and select)
     sql = "select * from marts.compare_items(?, ?)"
     params: list[Any] = [sets[0], versus]
     if group is not None:
         sql += " where list_contains(?, change)"
         params.append(list(CHANGE_GROUPS[group]))
-    sql += " order by change_order, score_change desc nulls last, round_order, query_id"
     return Table(sql, params, "compare_items")
 
 

@@ -667,11 +667,13 @@ def compare(
     the unchanged behind their count, the unpaired listed."""
     for set_id in sets:
         find_set(cur, set_id)  # 404 for a set the file does not hold
+    versus = compare_versus(sets, versus) if len(sets) > 1 else None
     try:
-        result = compare_mod.compare(cur, sets)
+        # versus's metrics and each change's first MAX_FLIPS items with its
+        # count: one compare_pair call, the items paired once for both
+        result = compare_mod.compare(cur, sets, versus, MAX_FLIPS)
     except compare_mod.CompareError as err:
         raise BadRequest(str(err)) from None
-    versus = compare_versus(sets, versus)
     grid = result.grid()
     if not result.paired:
         # no items to pair: the sets' own metrics, and a note that says so
@@ -683,15 +685,7 @@ def compare(
             "note": compare_mod.METRICS_ONLY,
             "pairing": None,
         }
-    # one pass over the pairs: each change's count and its first MAX_FLIPS rows
-    shown = rows(
-        cur,
-        "select * from (select *, count(*) over (partition by change) as n_change, row_number() over "
-        "(partition by change order by score_change desc, round_order, query_id) as k "
-        "from marts.compare_items(?, ?)) where k <= ? "
-        "order by change_order, score_change desc, round_order, query_id",
-        [sets[0], versus, MAX_FLIPS],
-    )
+    shown = result.changed_items
     counts = {r["change"]: r["n_change"] for r in shown}
     listed = [r for r in shown if r["change"] in CHANGED][:MAX_FLIPS]
     unpaired = [r for r in shown if r["change"] in ("only_a", "only_b")][:MAX_FLIPS]
