@@ -3,7 +3,9 @@ a clear rejection or a one-line refusal, never a traceback."""
 
 from __future__ import annotations
 
+import contextlib
 import getpass
+import io
 import subprocess
 import sys
 
@@ -69,6 +71,7 @@ def test_a_free_or_missing_warehouse_has_no_lock_holder(tmp_path):
 
 # ---------------------------------------------------------------- one poisoned night, then the next
 
+from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
 from urllib.parse import unquote  # noqa: E402
 
@@ -120,17 +123,34 @@ def published_sets(wh: Warehouse) -> list[str]:
         return sorted(r[0] for r in con.execute(SETS_OF_NIGHT).fetchall())
 
 
+@dataclass
+class Interrupted:
+    """Night 1 began as a build killed after its manifest step committed:
+    what that step left, and the output of the build that came next."""
+
+    observed: int  # rows of raw.raw_drop_files after the manifest step alone
+    raw_rows: int  # rows of the raw history tables then
+    out: str  # the next build's stdout
+
+
 @pytest.fixture(scope="module")
 def nights(tmp_path_factory):
-    """Night 1: good files of two agents beside every poison of the corpus.
-    Night 2: the operator deleted the rejected things, and withdrew one
-    delivery (whose same bytes are delivered again). Night 3: the
-    withdrawal undone."""
+    """Night 1: good files of two agents beside every poison of the corpus;
+    a build of it was interrupted after its manifest step, and the next
+    build finishes the night. Night 2: the operator deleted the rejected
+    things, and withdrew one delivery (whose same bytes are delivered
+    again). Night 3: the withdrawal undone."""
     wh = Warehouse(tmp_path_factory.mktemp("poison"))
     adversarial.write_corpus(wh.drops)
     monkeypatch = pytest.MonkeyPatch()
     monkeypatch.setenv("AGENT_EVAL_MAX_RECORD_MB", adversarial.RECORD_LIMIT_MB)  # read by the loaders under dbt
-    codes = [wh.build(reports=True)]
+    runner.run_dbt(wh.paths, ["run", "--select", "raw_drop_files"], quiet=True)  # the manifest step alone
+    observed = wh.query("select count(*) from raw.raw_drop_files")[0][0]
+    raw_rows = sum(runner.raw_row_counts(wh.paths.db_path).values())
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        codes = [wh.build(reports=True)]
+    interrupted = Interrupted(observed, raw_rows, out.getvalue())
     states = [night_state(wh)]
     adversarial.remove_rejected(wh.drops)
     assert (
@@ -148,11 +168,11 @@ def nights(tmp_path_factory):
     codes.append(wh.build(reports=True))
     states.append(night_state(wh))
     monkeypatch.undo()
-    return wh, codes, states
+    return wh, codes, states, interrupted
 
 
 def test_the_poisoned_night_builds_the_good_files_and_rejects_each_poison_with_its_reason(nights):
-    _, codes, states = nights
+    _, codes, states, _ = nights
     assert codes[0] == cli.EXIT_REJECTED
     logged = {r["source_file"]: r for r in states[0]["load_log"]}
     for path, (status, reason) in adversarial.POISON.items():
@@ -190,7 +210,7 @@ def test_non_finite_latencies_are_no_number_and_their_rows_are_scored(nights):
 
 
 def test_an_oversized_record_is_rejected_naming_the_limit_and_the_rest_of_its_file_loads(nights):
-    wh, _, states = nights
+    wh, _, states, _ = nights
     (row,) = [r for r in states[0]["rejected_rows"] if r["source_file"] == adversarial.OVERSIZED_RECRUIT]
     assert (row["line_number"], row["reason"]) == (2, "record_too_large")
     # 200,000 Hangul = 600,000 bytes + the record's other fields
@@ -225,7 +245,7 @@ def test_the_morning_page_links_resolve_whatever_the_file_names(nights):
 
 
 def test_the_next_night_after_the_rejected_files_are_deleted_is_clean(nights):
-    _, codes, states = nights
+    _, codes, states, _ = nights
     assert codes[1] == cli.EXIT_OK
     assert states[1]["rejected_latest"] == []
     removed = {r["source_file"] for r in states[1]["load_log"] if r["status"] == "removed"}
@@ -234,7 +254,7 @@ def test_the_next_night_after_the_rejected_files_are_deleted_is_clean(nights):
 
 
 def test_a_withdrawn_delivery_leaves_every_mart_history_and_report_and_keeps_its_raw_rows(nights):
-    _, _, (before, after, _) = nights
+    _, _, (before, after, _), _ = nights
     assert WITHDRAWN in before["sets"] and WITHDRAWN in before["history_sets"] and before["report"]
     assert before["charts"], "the withdrawn set had charts to remove"
     assert WITHDRAWN not in after["sets"]
@@ -251,7 +271,7 @@ def test_a_withdrawn_delivery_leaves_every_mart_history_and_report_and_keeps_its
 
 
 def test_undoing_a_withdrawal_brings_the_delivery_back(nights):
-    _, codes, (before, _, undone) = nights
+    _, codes, (before, _, undone), _ = nights
     assert codes[2] == cli.EXIT_REJECTED  # the oversized line is current again
     assert undone["rejected_rows"] == before["rejected_rows"]
     for key in ("sets", "item_sets", "history_sets", "published_sets", "charts", "raw_rows_withdrawn"):
@@ -271,23 +291,17 @@ def test_withdraw_names_what_it_cannot_do(nights, tmp_path, capsys):
     assert "no warehouse at" in capsys.readouterr().err
 
 
-def test_the_build_after_an_interrupted_one_says_what_it_loaded(tmp_path, capsys):
+def test_the_build_after_an_interrupted_one_says_what_it_loaded(nights):
     """An interrupted build (killed after the manifest step committed)
     leaves observations whose rows no build loaded yet; the next build
-    loads them, and its summary must say so."""
-    wh = Warehouse(tmp_path)
-    adversarial.write_corpus(wh.drops)
-    adversarial.remove_rejected(wh.drops)
-    runner.run_dbt(wh.paths, ["run", "--select", "raw_drop_files"], quiet=True)  # the manifest step alone
-    assert wh.query("select count(*) from raw.raw_drop_files")[0][0] > 0
-    capsys.readouterr()
-    assert wh.build() == cli.EXIT_OK
-    out = capsys.readouterr().out
-    n_rows = wh.query("select sum(n_valid_rows) from ops.file_reconciliation where is_current")[0][0]
-    n_sets = wh.query("select count(*) from intermediate.int_sets__current")[0][0]
-    # good: 4 queries x 2 rounds; spaced: 3 x 1; non-finite resume 5 rows, recruit 4 lines;
-    # the oversized file's 2 lines (under the default record limit of 8 MB)
-    assert (n_rows, n_sets) == (4 * 2 + 3 * 1 + 5 + 4 + 2, 5)
-    assert "files this run: no new or changed files" in out
-    assert f"rows this run: {n_rows} loaded, 0 rejected" in out
-    assert f"sets built this run: {n_sets};" in out
+    loads them, and its summary must say so. Night 1 began that way."""
+    _, codes, _, interrupted = nights
+    assert interrupted.observed > 0 and interrupted.raw_rows == 0
+    assert codes[0] == cli.EXIT_REJECTED
+    # good: 4 queries x 2 rounds; spaced: 3 x 1; non-finite resume 5 rows,
+    # recruit 4 lines; the oversized file's good line (its other line is
+    # over the record limit the night sets: rejected)
+    n_rows = 4 * 2 + 3 * 1 + 5 + 4 + 1
+    assert "files this run: no new or changed files" in interrupted.out
+    assert f"rows this run: {n_rows} loaded, 1 rejected" in interrupted.out
+    assert f"sets built this run: 5; in the warehouse: 5 sets, {n_rows} rows scored" in interrupted.out

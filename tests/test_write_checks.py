@@ -3,7 +3,9 @@
 Every rule a node declares (grain, row rules, table rules, contract
 constraints) must be able to fail the build, with a message naming the
 relation and the rule; an unchanged night must execute no model. Runs on a
-copy of the dbt project, so seeds and models can be broken on purpose.
+copy of the dbt project, so seeds and models can be broken on purpose. The
+builds after the unchanged night leave dbt's data tests out: the rules
+checked here are enforced where the rows are written, not by data tests.
 """
 
 from __future__ import annotations
@@ -91,7 +93,7 @@ def test_a_seed_edit_reruns_what_reads_it_and_nothing_else(project):
     seed = project.project_dir / "seeds" / "common" / "partial_keywords.csv"
     edit = Edit(seed, "\n", "\n알려드릴까요,a partial keyword added by the test\n")
     try:
-        assert cli.cmd_build(project, reports=False) == GOOD
+        assert cli.cmd_build(project, reports=False, data_tests=False) == GOOD
         run = results(project)
         assert run["seed.agent_eval.partial_keywords"]["message"] != "REUSED"
         assert run["model.agent_eval.int_resume_agent__items_labelled"]["message"] != "REUSED"
@@ -100,7 +102,7 @@ def test_a_seed_edit_reruns_what_reads_it_and_nothing_else(project):
         assert run["seed.agent_eval.latency_rubric"]["message"] == "REUSED"
     finally:
         edit.undo()
-    assert cli.cmd_build(project, reports=False) == GOOD
+    assert cli.cmd_build(project, reports=False, data_tests=False) == GOOD
 
 
 def test_broken_seeds_fail_the_build_naming_relation_rule_and_key(project, capsys):
@@ -115,7 +117,7 @@ def test_broken_seeds_fail_the_build_naming_relation_rule_and_key(project, capsy
     ]
     try:
         capsys.readouterr()
-        assert cli.cmd_build(project, reports=False) == cli.EXIT_FAILED
+        assert cli.cmd_build(project, reports=False, data_tests=False) == cli.EXIT_FAILED
         out = capsys.readouterr()
         text = out.out + out.err
         log = (project.log_dir / "dbt.log").read_text(encoding="utf-8")
@@ -135,7 +137,7 @@ def test_broken_seeds_fail_the_build_naming_relation_rule_and_key(project, capsy
     finally:
         for edit in edits:
             edit.undo()
-    assert cli.cmd_build(project, reports=False) == GOOD
+    assert cli.cmd_build(project, reports=False, data_tests=False) == GOOD
     assert relation_exists(project, "rubric", "partial_keywords")
 
 
@@ -144,7 +146,7 @@ def test_a_mart_writing_an_out_of_range_score_fails_its_contract(project):
     model = project.project_dir / "models" / "marts" / "resume_agent" / "resume_item_scores.sql"
     edit = Edit(model, "items.intent_score,", "items.intent_score + 10 as intent_score,")
     try:
-        assert cli.cmd_build(project, full_refresh=True, reports=False) == cli.EXIT_FAILED
+        assert cli.cmd_build(project, full_refresh=True, reports=False, data_tests=False) == cli.EXIT_FAILED
         run = results(project)
         failed = run["model.agent_eval.resume_item_scores"]
         assert failed["status"] == "error"
@@ -152,7 +154,7 @@ def test_a_mart_writing_an_out_of_range_score_fails_its_contract(project):
     finally:
         edit.undo()
     # a plain build (no second full refresh) recovers
-    assert cli.cmd_build(project, reports=False) == GOOD
+    assert cli.cmd_build(project, reports=False, data_tests=False) == GOOD
     assert query(project, "select max(intent_score) <= 5 from marts.resume_item_scores") == [(True,)]
 
 
@@ -163,7 +165,7 @@ def test_a_duplicated_key_in_a_nightly_append_is_rolled_back(project):
     model = project.project_dir / "models" / "marts" / "resume_agent" / "resume_item_scores.sql"
     edit = Edit(model, "select * from final", "select * from final\nunion all\nselect * from final")
     try:
-        assert cli.cmd_build(project, reports=False) == cli.EXIT_FAILED
+        assert cli.cmd_build(project, reports=False, data_tests=False) == cli.EXIT_FAILED
         failed = results(project)["model.agent_eval.resume_item_scores"]
         assert failed["status"] == "error"
         assert "key(s) of the grain (set_id, line_number) occur more than once" in failed["message"]
@@ -172,43 +174,59 @@ def test_a_duplicated_key_in_a_nightly_append_is_rolled_back(project):
         assert query(project, "select set_id, count(*) from marts.resume_item_scores group by 1 order by 1") == before
     finally:
         edit.undo()
-    assert cli.cmd_build(project, reports=False) == GOOD
+    assert cli.cmd_build(project, reports=False, data_tests=False) == GOOD
     assert [r[0] for r in query(project, "select distinct set_id from marts.resume_item_scores order by 1")] == [
         "2026-11-01/resume_agent_basic.csv",
         "2026-11-02/resume_agent_basic.csv",
     ]
 
 
-def test_a_set_grained_model_that_filters_no_input_fails_naming_it(project):
-    # every build would append every set again: refused before any row is written
-    model = project.project_dir / "models" / "marts" / "resume_agent" / "resume_round_scores.sql"
-    edit = Edit(model, "{{ unbuilt(ref('resume_item_scores')) }}", "{{ ref('resume_item_scores') }}")
+@pytest.fixture(scope="module")
+def misconfigured(project) -> tuple[int, dict[str, dict], int]:
+    """Two set-grained models misconfigured at once (neither reads the
+    other): one build with both, then a plain build after both are undone.
+    Returns that build's exit code and dbt's results, and the exit code
+    of the build after."""
+    marts = project.project_dir / "models" / "marts" / "resume_agent"
+    edits = [
+        # every build would append every set again: refused before any row is written
+        Edit(
+            marts / "resume_round_scores.sql",
+            "{{ unbuilt(ref('resume_item_scores')) }}",
+            "{{ ref('resume_item_scores') }}",
+        ),
+        # its DAG would not order the sets model first: refused at compile time
+        Edit(
+            marts / "resume_latency_distribution.sql",
+            "kind='resume_agent'",
+            "kind='resume_agent', sets_model='int_engagement__runs_current'",
+        ),
+    ]
     try:
-        assert cli.cmd_build(project, reports=False) == cli.EXIT_FAILED
-        failed = results(project)["model.agent_eval.resume_round_scores"]
-        assert failed["status"] == "error"
-        assert "resume_round_scores is set_incremental but reads no input through unbuilt()" in failed["message"]
+        code = cli.cmd_build(project, reports=False, data_tests=False)
+        run = results(project)
     finally:
-        edit.undo()
-    assert cli.cmd_build(project, reports=False) == GOOD
+        for edit in edits:
+            edit.undo()
+    return code, run, cli.cmd_build(project, reports=False, data_tests=False)
 
 
-def test_a_set_grained_model_whose_sets_model_is_not_upstream_fails_naming_both(project):
-    # its DAG would not order the sets model first: refused at compile time
-    model = project.project_dir / "models" / "marts" / "resume_agent" / "resume_round_scores.sql"
-    edit = Edit(
-        model,
-        "kind='resume_agent'",
-        "kind='resume_agent', sets_model='int_engagement__runs_current'",
+def test_a_set_grained_model_that_filters_no_input_fails_naming_it(misconfigured):
+    code, run, after = misconfigured
+    assert code == cli.EXIT_FAILED
+    failed = run["model.agent_eval.resume_round_scores"]
+    assert failed["status"] == "error"
+    assert "resume_round_scores is set_incremental but reads no input through unbuilt()" in failed["message"]
+    assert after == GOOD
+
+
+def test_a_set_grained_model_whose_sets_model_is_not_upstream_fails_naming_both(misconfigured):
+    code, run, after = misconfigured
+    assert code == cli.EXIT_FAILED
+    failed = run["model.agent_eval.resume_latency_distribution"]
+    assert failed["status"] == "error"
+    assert (
+        "resume_latency_distribution reads its sets from int_engagement__runs_current, which is not upstream of it"
+        in failed["message"]
     )
-    try:
-        assert cli.cmd_build(project, reports=False) == cli.EXIT_FAILED
-        failed = results(project)["model.agent_eval.resume_round_scores"]
-        assert failed["status"] == "error"
-        assert (
-            "resume_round_scores reads its sets from int_engagement__runs_current, which is not upstream of it"
-            in failed["message"]
-        )
-    finally:
-        edit.undo()
-    assert cli.cmd_build(project, reports=False) == GOOD
+    assert after == GOOD
