@@ -158,6 +158,7 @@ FAST_MODULES = {
     "test_ingest",
     "test_install",
     "test_report",
+    "test_set_grained_models",
     "test_suite_cost",
     "test_suspects",
 }

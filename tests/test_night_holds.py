@@ -171,9 +171,9 @@ def test_a_second_command_while_a_build_holds_the_lock_refuses_at_once_in_one_li
     lock.release()
 
 
-def test_a_date_folder_from_the_future_is_not_read_until_its_date_comes(tmp_path, monkeypatch):
-    wh = Warehouse(tmp_path)
-    wh.add_fixture("basic")
+def test_a_date_folder_from_the_future_is_not_read_until_its_date_comes(built, monkeypatch):
+    wh, first = built("basic")  # night 1, with reports: its rejected rows are exit 3
+    assert first == cli.EXIT_REJECTED
     [good] = sorted(wh.drops.glob("2026-11-01/resume_agent_*.csv"))
     future = wh.drops / "2099-01-01" / "resume_agent_future.csv"
     future.parent.mkdir()
@@ -197,10 +197,9 @@ def test_a_date_folder_from_the_future_is_not_read_until_its_date_comes(tmp_path
 
 
 @pytest.mark.parametrize("damage", ["truncated", "overwritten"])
-def test_a_damaged_warehouse_is_one_line_and_moving_it_aside_rebuilds_the_same_marts(tmp_path, capsys, damage):
-    wh = Warehouse(tmp_path / "wh")
-    wh.add_fixture("basic")
-    assert wh.build(data_tests=False) == cli.EXIT_REJECTED
+def test_a_damaged_warehouse_is_one_line_and_moving_it_aside_rebuilds_the_same_marts(built, capsys, damage):
+    wh, first = built("basic")
+    assert first == cli.EXIT_REJECTED
     published = wh.paths.published_db.read_bytes()
     clean = wh.query("select set_id, metric, metric_value from marts.history_set_metrics order by all")
     data = wh.paths.db_path.read_bytes()
@@ -241,13 +240,12 @@ def test_the_summary_counts_sets_not_files(night):
     assert "sets per agent: " in runner.format_summary(summary)
 
 
-def test_a_night_that_cannot_write_says_why_in_its_last_line_and_not_that_nothing_arrived(tmp_path, capsys):
+def test_a_night_that_cannot_write_says_why_in_its_last_line_and_not_that_nothing_arrived(built, capsys):
     """A full disk, or any write that fails in the manifest step (here: the
     landing folder is a file in the way): the last line names the cause and
     the path, and the summary does not claim there were no new files."""
-    wh = Warehouse(tmp_path)
-    wh.add_fixture("basic")
-    wh.build(data_tests=False)
+    wh, first = built("basic")
+    assert first == cli.EXIT_REJECTED
     landing = wh.paths.db_path.with_name(wh.paths.db_path.name + ".landing")
     shutil.rmtree(landing)
     landing.write_text("in the way", encoding="utf-8")
