@@ -41,7 +41,8 @@ are the packages under ``agent_eval/agents/``) provides:
   the item pages and the distributions) or ``TEMPLATE`` and
   ``set_page(cur, set_id, args) -> dict``; optionally an index page
   (``INDEX_TEMPLATE``, ``INDEX_TITLE``, ``index_page(cur) -> dict``) at
-  ``/<agent>``, linked from the navigation bar. Without one, a set page
+  ``/<agent>``, linked from the navigation bar, and ``DOWNLOADS`` (name ->
+  builder of a ``viewer.parts.Table``: its own tables' CSV and Parquet). Without one, a set page
   shows the agent's metric cards and gates. Its templates are in the
   package's ``templates`` folder (they extend the viewer's ``base.html``);
 - submodule ``commands`` (optional): its part of the command line:

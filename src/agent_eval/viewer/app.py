@@ -67,6 +67,14 @@ def viewer_part(name: str) -> Any:
     return agent.part("viewer") if agent is not None else None
 
 
+def has_item_pages(name: str) -> bool:
+    """Whether agent ``name`` has item pages (/item): its viewer part
+    declares an item table. The compare links an item's line there only
+    then; the item of two sets side by side (/compare/item) serves every
+    agent with items."""
+    return getattr(viewer_part(name), "ITEM_TABLE", None) is not None
+
+
 def agent_templates() -> PrefixLoader:
     """The agents' own page templates (the ``templates`` folder of each
     registered agent's package), as ``<agent>/<file>``: the shared folder
@@ -279,6 +287,7 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
             set=first,
             sets=sets,
             choices=pages.compare_choices(cur, first["agent"], first["set_id"]),
+            item_pages=has_item_pages(first["agent"]),
             **data,
         )
 
@@ -287,7 +296,15 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
         cur = cursor()
         sets = pages.compare_sets(request.args)
         data = pages.compare_item(cur, sets, request.args.get("query"), request.args.get("round"))
-        return render_template("compare_item.html", page="compare", set=pages.find_set(cur, sets[0]), sets=sets, **data)
+        first = pages.find_set(cur, sets[0])
+        return render_template(
+            "compare_item.html",
+            page="compare",
+            set=first,
+            sets=sets,
+            item_pages=has_item_pages(first["agent"]),
+            **data,
+        )
 
     @app.get("/compare.csv")
     def compare_csv() -> Response:

@@ -5,9 +5,11 @@ Each downloadable table is named here with a builder that checks the
 request as its page does (the page's own filter function, so the rows are
 the page's) and returns the page's query without its paging: SQL text from
 this module and the page modules only, every request value a bound
-parameter. The rows come from DuckDB as Arrow batches, pyarrow writes them
-to a temporary file (the viewer's DuckDB connection may not touch files),
-streamed back and removed: a download of a 1,000,000-item table is never
+parameter. An agent's own pages (its viewer part) contribute their tables
+the same way, by name (``DOWNLOADS``: name -> builder returning a
+``parts.Table``), so this module names no agent. The rows come from DuckDB
+as Arrow batches, pyarrow writes them to a temporary file (the viewer's
+DuckDB connection may not touch files), streamed back and removed: a download of a 1,000,000-item table is never
 held in memory whole, and no figure is computed in Python (the compare's
 rows come from the published file's table macros).
 """
@@ -17,8 +19,8 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+import unicodedata
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,7 @@ from agent_eval import compare as compare_mod
 from agent_eval import registry
 from agent_eval.db import Cursor
 from agent_eval.viewer import eval_sets, pages
+from agent_eval.viewer.parts import Table
 
 FORMATS = {"csv": ("text/csv",), "parquet": ("application/vnd.apache.parquet",)}
 CHUNK = 1 << 16  # bytes of the file per chunk of the response
@@ -40,16 +43,6 @@ CHANGE_GROUPS = {
     "unchanged": ("unchanged",),
     **{c: (c,) for c in (*pages.CHANGED, "only_a", "only_b")},
 }
-
-
-@dataclass(frozen=True)
-class Table:
-    """One download: its query (text from this code), its parameters and
-    the stem of the file's name."""
-
-    sql: str
-    params: list[Any]
-    name: str
 
 
 def item_spec(cur: Cursor, set_id: str | None) -> tuple[dict[str, Any], Any]:
@@ -70,6 +63,35 @@ def set_items(cur: Cursor, args: Any) -> Table:
     chosen = pages.item_filter(cur, spec, found["set_id"], args)
     sql = f"{pages.item_rows_sql(spec, chosen.condition, preview=None)} order by {chosen.order}"
     return Table(sql, chosen.params, f"items_{found['set_id']}")
+
+
+def item_line(cur: Cursor, args: Any) -> tuple[dict[str, Any], Any, int]:
+    """The set, item table and line of an item page's download (set=, line=)."""
+    found, spec = item_spec(cur, args.get("set"))
+    line = pages.parse_int(args.get("line"), "line", 0, 1)
+    if not line:
+        raise pages.BadRequest("line (the item's line number) is required")
+    return found, spec, line
+
+
+def item_checks(cur: Cursor, args: Any) -> Table:
+    """An item page's checks (agents whose item table has checks)."""
+    found, spec, line = item_line(cur, args)
+    if spec.checks_sql is None:
+        raise pages.NotFound(f"set {found['set_id']!r} ({found['agent']}) has no checks")
+    return Table(spec.checks_sql, [found["set_id"], line], f"checks_{found['set_id']}_{line}")
+
+
+def item_rounds(cur: Cursor, args: Any) -> Table:
+    """An item page's table of the same query's other rounds."""
+    found, spec, line = item_line(cur, args)
+    query_id = pages.scalar(
+        cur, f"select query_id from {spec.table} where set_id = ? and line_number = ?", [found["set_id"], line]
+    )
+    if query_id is None:
+        raise pages.NotFound(f"set {found['set_id']!r} has no item on line {line}")
+    sql = pages.other_rounds_sql(spec, preview=None)  # the answers whole
+    return Table(sql, [found["set_id"], query_id, line], f"rounds_{found['set_id']}_{line}")
 
 
 def set_distribution(kind: str) -> Callable[[Cursor, Any], Table]:
@@ -117,6 +139,16 @@ def eval_items(cur: Cursor, args: Any) -> Table:
     found = eval_set(cur, args.get("id"))
     chosen = eval_sets.item_filter(cur, found["set_id"], args)
     return Table(eval_sets.items_sql(chosen["condition"]), chosen["params"], f"items_{found['set_id']}")
+
+
+def eval_sample(cur: Cursor, args: Any) -> Table:
+    """An imported run's sample and epoch: every scorer's verdict."""
+    found = eval_set(cur, args.get("id"))
+    sample = args.get("sample")
+    if not sample:
+        raise pages.BadRequest("sample (the sample id) is required")
+    epoch = pages.parse_int(args.get("epoch"), "epoch", 1, 1, 1_000_000)
+    return Table(eval_sets.SAMPLE_SQL, [found["set_id"], sample, epoch], f"sample_{found['set_id']}_{sample}_{epoch}")
 
 
 def overview(cur: Cursor, args: Any) -> Table:
@@ -202,6 +234,22 @@ def compare_items(cur: Cursor, args: Any) -> Table:
     return Table(sql, params, "compare_items")
 
 
+def compare_item(cur: Cursor, args: Any) -> Table:
+    """One item key of two sets side by side (/compare/item): its row of
+    compare_items, both answers whole."""
+    sets = pages.compare_sets(args)
+    if len(sets) != 2:
+        raise pages.BadRequest("an item is compared between two sets: sets=A&sets=B&query=...&round=...")
+    query_id, round_ = args.get("query"), args.get("round")
+    if not query_id or round_ is None:
+        raise pages.BadRequest("query and round (the item key) are required")
+    for set_id in sets:
+        pages.find_set(cur, set_id)
+    key = [unicodedata.normalize("NFC", query_id), unicodedata.normalize("NFC", round_)]
+    sql = "select * from marts.compare_items(?, ?) where query_id = ? and round = ?"
+    return Table(sql, [*sets, *key], f"compare_item_{key[0]}_{key[1]}")
+
+
 # every downloadable table of the viewer, by the name in its URL
 TABLES: dict[str, Callable[[Cursor, Any], Table]] = {
     "overview": overview,
@@ -216,9 +264,28 @@ TABLES: dict[str, Callable[[Cursor, Any], Table]] = {
     "percentiles": set_distribution("percentiles"),
     "eval_scores": eval_scores,
     "eval_items": eval_items,
+    "eval_sample": eval_sample,
+    "item_checks": item_checks,
+    "item_rounds": item_rounds,
     "compare_metrics": compare_metrics,
     "compare_items": compare_items,
+    "compare_item": compare_item,
 }
+
+
+def agent_tables() -> dict[str, Callable[[Cursor, Any], Table]]:
+    """The tables the agents' own pages contribute: each registered agent's
+    viewer part's ``DOWNLOADS`` (name -> builder), in the registry's order;
+    a name taken twice (by an agent and the shared tables, or by two
+    agents) is an error of the agents' code."""
+    found: dict[str, Callable[[Cursor, Any], Table]] = {}
+    for agent in registry.registered():
+        part = agent.part("viewer")
+        for name, builder in getattr(part, "DOWNLOADS", {}).items():
+            if name in TABLES or name in found:
+                raise ValueError(f"agent {agent.name}: download table {name!r} is already taken")
+            found[name] = builder
+    return found
 
 
 def file_name(stem: str, fmt: str) -> str:
@@ -228,10 +295,12 @@ def file_name(stem: str, fmt: str) -> str:
 
 
 def build(cur: Cursor, table: str, args: Any) -> Table:
-    """The download ``table`` of a request (404 for a name not in TABLES)."""
-    builder = TABLES.get(table)
+    """The download ``table`` of a request (404 for a name neither in TABLES
+    nor an agent's DOWNLOADS)."""
+    tables = {**TABLES, **agent_tables()}
+    builder = tables.get(table)
     if builder is None:
-        raise pages.NotFound(f"no table {table[:40]!r} to download (one of {', '.join(TABLES)})")
+        raise pages.NotFound(f"no table {table[:40]!r} to download (one of {', '.join(tables)})")
     return builder(cur, args)
 
 

@@ -15,6 +15,12 @@ from agent_eval.viewer.parts import MAX_QUERY_CHARS, PER_PAGE, BadRequest, NotFo
 
 TEMPLATE = "set_eval.html"
 SCORES_SQL = "select * from marts.eval_set_scores where set_id = ? order by scorer, metric"
+# one sample and epoch, every scorer's verdict (three ?: the set, the sample, the epoch)
+SAMPLE_SQL = (
+    "select sample_id, epoch, scorer, input, target, answer, completion, value_raw, value, is_pass, "
+    "explanation, error, latency_sec, input_tokens, output_tokens, line_number from marts.eval_item_scores "
+    "where set_id = ? and sample_id = ? and epoch = ? order by scorer"
+)
 
 
 def item_filter(cur: Cursor, set_id: str, args: Any) -> dict[str, Any]:
@@ -75,9 +81,7 @@ def set_page(cur: Cursor, set_id: str, args: dict[str, str]) -> dict[str, Any]:
         epoch = parse_int(args.get("epoch"), "epoch", 1, 1, 1_000_000)
         scores_of_item = rows(
             cur,
-            "select sample_id, epoch, scorer, input, target, answer, completion, value_raw, value, is_pass, "
-            "explanation, error, latency_sec, input_tokens, output_tokens, line_number from marts.eval_item_scores "
-            "where set_id = ? and sample_id = ? and epoch = ? order by scorer",
+            SAMPLE_SQL,
             [set_id, args["sample"], epoch],
         )
         if not scores_of_item:

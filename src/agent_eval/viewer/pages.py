@@ -467,20 +467,27 @@ def item_table(cur: Cursor, spec: ItemTable, set_id: str, args: dict[str, str]) 
     }
 
 
+def other_rounds_sql(spec: ItemTable, preview: int | None = TEXT_PREVIEW) -> str:
+    """The item page's other rounds of its query (three ?: the set, the
+    query, the item's line), the answer cut to ``preview`` characters
+    (None: whole, as the download has it)."""
+    answer = "coalesce(assistant_message, error_message)"
+    if preview is not None:
+        answer = f"left({answer}, {int(preview)})"
+    return (
+        f"select line_number, round, status, is_pass, latency_sec, {answer} as answer "
+        f"from {spec.table} where set_id = ? and query_id = ? and line_number <> ? "
+        f"order by round_order, line_number"
+    )
+
+
 def item(cur: Cursor, spec: ItemTable, set_id: str, line: int) -> dict[str, Any]:
     found = one(cur, f"select * from {spec.table} where set_id = ? and line_number = ?", [set_id, line])
     if found is None:
         raise NotFound(f"set {set_id!r} has no item on line {line}")
     raw, raw_parsed = pretty_json(found.get("raw_json"))
     checks = rows(cur, spec.checks_sql, [set_id, line]) if spec.checks_sql else None
-    others = rows(
-        cur,
-        f"select line_number, round, status, is_pass, latency_sec, "
-        f"left(coalesce(assistant_message, error_message), {TEXT_PREVIEW}) as answer "
-        f"from {spec.table} where set_id = ? and query_id = ? and line_number <> ? "
-        f"order by round_order, line_number",
-        [set_id, found["query_id"], line],
-    )
+    others = rows(cur, other_rounds_sql(spec), [set_id, found["query_id"], line])
     shown = {
         k: v
         for k, v in found.items()

@@ -1,5 +1,6 @@
 """What an agent's viewer part uses of the viewer: the request errors, the
-parameter parsers, and the item table it declares (``ItemTable``). Below
+parameter parsers, the item table it declares (``ItemTable``) and the
+downloads of its own tables (``Table``). Below
 the registry: it imports nothing that reads it, so an agent's package may
 import it (agent_eval.viewer.pages, which does read the registry, builds
 the pages from these)."""
@@ -9,6 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 PER_PAGE = (25, 50, 100, 200)
 MAX_QUERY_CHARS = 200  # a longer free-text search is a malformed request
@@ -31,6 +33,17 @@ def pretty_json(text: str | None) -> tuple[str | None, bool]:
         return json.dumps(json.loads(text), ensure_ascii=False, indent=2), True
     except ValueError:
         return text, False
+
+
+@dataclass(frozen=True)
+class Table:
+    """One download (agent_eval.viewer.downloads): its query (text from the
+    viewer's or an agent's code, never from the request), its parameters
+    (every request value) and the stem of the file's name."""
+
+    sql: str
+    params: list[Any]
+    name: str
 
 
 # ---------------------------------------------------------------- parameters

@@ -1,31 +1,59 @@
 """The engagement agent's pages in the web viewer: a run's page (expected
 against actual, per metric and persona) and the page of every run, linked
-from the navigation bar."""
+from the navigation bar. Their tables download as CSV and Parquet
+(DOWNLOADS: the pages' queries, through agent_eval.viewer.downloads)."""
 
 from __future__ import annotations
 
+import unicodedata
+from collections.abc import Callable
 from typing import Any
 
 from agent_eval.agents.engagement.report import PERSONA_LIMIT, SHOWN_PERSONAS
 from agent_eval.db import Cursor, one, rows
-from agent_eval.viewer.parts import NotFound
+from agent_eval.viewer.parts import BadRequest, NotFound, Table
 
 TEMPLATE = "set_engagement.html"
 INDEX_TEMPLATE = "engagement.html"
 # the navigation bar's link to the index page
 INDEX_TITLE = "좋아요/댓글 Engagement"
 
+RUNS_SQL = (
+    "select set_id, drop_date, run_id, evaluation_state, n_personas, total_acts, overall_similarity, "
+    "interpretation_band, interpretation_label, interpretation_label_en, n_rejected_lines "
+    "from marts.engagement_run_scores order by drop_date desc, run_id"
+)
+# a run's expected against actual, per metric (one ?: the set)
+RUN_METRICS_SQL = (
+    "select metric, metric_kind, expected_value, actual_value, abs_error, relative_error, similarity, weight "
+    "from marts.engagement_run_metrics where set_id = ? order by metric_order"
+)
+PERSONA_COLUMNS = (
+    "persona, in_logs, in_expected, total_acts, like_count, comment_count, overall_similarity, "
+    "interpretation_band, interpretation_label"
+)
+PERSONA_METRIC_COLUMNS = "persona, metric, expected_value, actual_value, similarity, weight"
+
+
+def personas_sql(shown: bool) -> str:
+    """A run's personas in persona order: the PERSONA_LIMIT the page shows
+    (two ?: the set, twice) or, for the download, every one (one ?)."""
+    where = f"set_id = ? and persona in ({SHOWN_PERSONAS})" if shown else "set_id = ?"
+    return f"select {PERSONA_COLUMNS} from marts.engagement_persona_scores where {where} order by persona"
+
+
+def persona_metrics_sql(shown: bool) -> str:
+    """Each persona's expected against actual per metric (as personas_sql)."""
+    where = f"set_id = ? and persona in ({SHOWN_PERSONAS})" if shown else "set_id = ?"
+    return (
+        f"select {PERSONA_METRIC_COLUMNS} from marts.engagement_persona_metrics where {where} "
+        "order by persona, metric_order"
+    )
+
 
 def index_page(cur: Cursor) -> dict[str, Any]:
     """The context of the page of every engagement run (INDEX_TEMPLATE)."""
-    return {
-        "runs": rows(
-            cur,
-            "select set_id, drop_date, run_id, evaluation_state, n_personas, total_acts, overall_similarity, "
-            "interpretation_band, interpretation_label, interpretation_label_en, n_rejected_lines "
-            "from marts.engagement_run_scores order by drop_date desc, run_id",
-        )
-    }
+    return {"runs": rows(cur, RUNS_SQL)}
 
 
 def set_page(cur: Cursor, set_id: str, args: dict[str, str]) -> dict[str, Any]:
@@ -33,27 +61,10 @@ def set_page(cur: Cursor, set_id: str, args: dict[str, str]) -> dict[str, Any]:
     run = one(cur, "select * from marts.engagement_run_scores where set_id = ?", [set_id])
     if run is None:
         raise NotFound(f"no engagement run in set {set_id!r}")
-    metrics = rows(
-        cur,
-        "select metric, metric_kind, expected_value, actual_value, abs_error, relative_error, similarity, weight "
-        "from marts.engagement_run_metrics where set_id = ? order by metric_order",
-        [set_id],
-    )
-    personas = rows(
-        cur,
-        "select persona, in_logs, in_expected, total_acts, like_count, comment_count, overall_similarity, "
-        "interpretation_band, interpretation_label from marts.engagement_persona_scores "
-        f"where set_id = ? and persona in ({SHOWN_PERSONAS}) order by persona",
-        [set_id, set_id],
-    )
+    metrics = rows(cur, RUN_METRICS_SQL, [set_id])
+    personas = rows(cur, personas_sql(shown=True), [set_id, set_id])
     by_persona: dict[str, list[dict[str, Any]]] = {}
-    for row in rows(
-        cur,
-        "select persona, metric, expected_value, actual_value, similarity, weight "
-        "from marts.engagement_persona_metrics where set_id = ? "
-        f"and persona in ({SHOWN_PERSONAS}) order by persona, metric_order",
-        [set_id, set_id],
-    ):
+    for row in rows(cur, persona_metrics_sql(shown=True), [set_id, set_id]):
         by_persona.setdefault(row["persona"], []).append(row)
     for p in personas:
         p["metrics"] = by_persona.get(p["persona"], [])
@@ -66,3 +77,45 @@ def set_page(cur: Cursor, set_id: str, args: dict[str, str]) -> dict[str, Any]:
             "n"
         ],
     }
+
+
+def engagement_set(cur: Cursor, set_id: str | None) -> str:
+    """The engagement run of a download's ``id`` (NFC, as set ids are stored)."""
+    if not set_id:
+        raise BadRequest("id (the set id) is required")
+    found = one(
+        cur, "select set_id from marts.engagement_run_scores where set_id = ?", [unicodedata.normalize("NFC", set_id)]
+    )
+    if found is None:
+        raise NotFound(f"no engagement run in set {set_id!r}")
+    return found["set_id"]
+
+
+def download_runs(cur: Cursor, args: Any) -> Table:
+    return Table(RUNS_SQL, [], "engagement_runs")
+
+
+def download_run_metrics(cur: Cursor, args: Any) -> Table:
+    set_id = engagement_set(cur, args.get("id"))
+    return Table(RUN_METRICS_SQL, [set_id], f"metrics_{set_id}")
+
+
+def download_personas(cur: Cursor, args: Any) -> Table:
+    """Every persona of the run (the page shows the PERSONA_LIMIT lowest)."""
+    set_id = engagement_set(cur, args.get("id"))
+    return Table(personas_sql(shown=False), [set_id], f"personas_{set_id}")
+
+
+def download_persona_metrics(cur: Cursor, args: Any) -> Table:
+    """The personas' expected against actual, one row per persona and metric."""
+    set_id = engagement_set(cur, args.get("id"))
+    return Table(persona_metrics_sql(shown=False), [set_id], f"persona_metrics_{set_id}")
+
+
+# the pages' tables, by the name of their download (/download/<name>.<csv|parquet>)
+DOWNLOADS: dict[str, Callable[[Cursor, Any], Table]] = {
+    "engagement_runs": download_runs,
+    "engagement_run_metrics": download_run_metrics,
+    "engagement_personas": download_personas,
+    "engagement_persona_metrics": download_persona_metrics,
+}
