@@ -38,6 +38,37 @@ PARSE_STATE = (
 )
 
 
+# The good fixtures of every imported tool (real tools' outputs under
+# tests/fixtures/<tool>), in one warehouse: the session's `imported_warehouse`.
+# Each tool's files keep the nights their module reads them on; a module
+# that delivers a file on another night than its fixture folder says lists
+# it in IMPORTED_MOVES (and in its own MOVED), so that the latest set of
+# each series stays the one its flips are checked on.
+IMPORTS = "imports"
+IMPORTED_TOOLS = ("inspect", "promptfoo", "lm_eval", "openai_evals", "evalvault")
+IMPORTED_MOVES = {
+    "promptfoo/drops/2026-11-04/promptfoo/greetings_v2.json": "2026-10-31/promptfoo/greetings_v2.json",
+    "openai_evals/drops/2026-10-03/openai_evals/greetings.crashed.jsonl": (
+        "2026-09-30/openai_evals/greetings.crashed.jsonl"
+    ),
+    "evalvault/drops/2026-11-03/evalvault/insurance_summary.json": "2026-10-31/evalvault/insurance_summary.json",
+}
+# Every Eval Ever's files are not laid out as drops: the converted ones on
+# one night, the committed ones on the next
+EVERY_EVAL_EVER_NIGHTS = {"converted/data": "2026-11-01", "committed": "2026-11-02"}
+
+
+def write_imported_drops(drops: Path) -> None:
+    """The good fixtures of every imported tool, as drops."""
+    for tool in IMPORTED_TOOLS:
+        shutil.copytree(FIXTURES / tool / "drops", drops, dirs_exist_ok=True)
+    for fixture_path, moved in IMPORTED_MOVES.items():
+        (drops / moved).parent.mkdir(parents=True, exist_ok=True)
+        (drops / fixture_path.split("/drops/", 1)[1]).rename(drops / moved)
+    for folder, night in EVERY_EVAL_EVER_NIGHTS.items():
+        shutil.copytree(FIXTURES / "every_eval_ever" / folder, drops / night / "every_eval_ever")
+
+
 class Warehouse:
     """A drops folder, a DuckDB file and a reports folder under tmp_path."""
 
@@ -76,7 +107,11 @@ class Warehouse:
 
     def add_fixture(self, name: str) -> None:
         """Copy fixture drops ``tests/fixtures/<name>`` (``samples``: the bundled
-        sample drops, data/drops) into the drops folder."""
+        sample drops, data/drops; ``imports``: every imported tool's good
+        fixtures, ``write_imported_drops``) into the drops folder."""
+        if name == IMPORTS:
+            write_imported_drops(self.drops)
+            return
         source = SAMPLE_DROPS if name == "samples" else FIXTURES / name
         shutil.copytree(source, self.drops, dirs_exist_ok=True)
 
@@ -308,6 +343,17 @@ def file_state(path: Path) -> tuple[int, int]:
     return stat.st_size, stat.st_mtime_ns
 
 
+def read_in_place(snapshot: Snapshot, name: str) -> Iterator[Warehouse]:
+    """A shared snapshot's warehouse, for tests that only read it; fails if
+    its DuckDB files changed meanwhile (a test wrote them)."""
+    wh = Warehouse(snapshot.root)
+    wh.exit_code = snapshot.exit_code
+    files = [wh.paths.db_path, wh.paths.published_db]
+    before = [file_state(path) for path in files]
+    yield wh
+    assert [file_state(path) for path in files] == before, f"a test wrote the shared {name}"
+
+
 @pytest.fixture(scope="session")
 def demo_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Warehouse]:
     """The bundled sample drops (`agent-eval demo`'s data), built once per
@@ -316,13 +362,19 @@ def demo_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Warehou
     open read-only; its reports are files to read. A test that builds on it,
     renders into it or writes it otherwise takes ``demo_warehouse_copy``.
     The session fails if its DuckDB files changed (a test wrote them)."""
-    snapshot = Snapshot.of(tmp_path_factory, Snapshot.DEMO)
-    wh = Warehouse(snapshot.root)
-    wh.exit_code = snapshot.exit_code
-    files = [wh.paths.db_path, wh.paths.published_db]
-    before = [file_state(path) for path in files]
-    yield wh
-    assert [file_state(path) for path in files] == before, "a test wrote the shared demo_warehouse"
+    yield from read_in_place(Snapshot.of(tmp_path_factory, Snapshot.DEMO), "demo_warehouse")
+
+
+@pytest.fixture(scope="session")
+def imported_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Warehouse]:
+    """Every imported tool's good fixtures (``write_imported_drops``), built
+    once per session with data tests and reports and read in place, as
+    ``demo_warehouse``: the import modules' tests that only read the marts,
+    reports or published file of those fixtures. Each tool's figures sit
+    beside every other tool's, so an importer that disturbs another's rows
+    fails there. A module that adds a night on top takes a copy
+    (``module_built(IMPORTS)``, ``built(IMPORTS)``)."""
+    yield from read_in_place(Snapshot.of(tmp_path_factory, (IMPORTS,)), "imported_warehouse")
 
 
 @pytest.fixture

@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -24,7 +23,7 @@ from openpyxl import load_workbook
 
 from agent_eval import cli
 from agent_eval.viewer import create_app
-from conftest import FIXTURES, Warehouse
+from conftest import FIXTURES, IMPORTED_MOVES, IMPORTS, Warehouse
 
 EVALVAULT = FIXTURES / "evalvault"
 EXPECTED = json.loads((EVALVAULT / "expected.json").read_text(encoding="utf-8"))
@@ -46,7 +45,7 @@ BAD = {
 }
 # the JSON export is night 2's run; the tests deliver it before the two
 # nights, so that night 2 stays the latest set of its series (history_flips)
-MOVED = {JSON_EXPORT: "2026-10-31/evalvault/insurance_summary.json"}
+MOVED = {JSON_EXPORT: IMPORTED_MOVES[f"evalvault/{JSON_EXPORT}"]}
 
 
 def path_of(fixture_path: str) -> str:
@@ -138,16 +137,13 @@ def write_bad_exports(drops: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def night(tmp_path_factory):
-    wh = Warehouse(tmp_path_factory.mktemp("evalvault"))
-    shutil.copytree(EVALVAULT / "drops", wh.drops, dirs_exist_ok=True)
-    for fixture_path, moved in MOVED.items():
-        (wh.drops / moved).parent.mkdir(parents=True)
-        (wh.drops / fixture_path.removeprefix("drops/")).rename(wh.drops / moved)
+def night(module_built):
+    """The bad exports, a night after every imported tool's good fixtures."""
+    wh, _ = module_built(IMPORTS)
     write_bad_exports(wh.drops)
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
-        code = wh.build(reports=True)
+        code = wh.build()
     return wh, code, err.getvalue()
 
 
@@ -175,8 +171,8 @@ def test_the_fixtures_are_what_evalvault_wrote():
 
 
 @pytest.mark.parametrize("path", [NIGHT_1, NIGHT_2, JSON_EXPORT])
-def test_each_run_figure_equals_evalvaults_own(night, path):
-    wh, _, _ = night
+def test_each_run_figure_equals_evalvaults_own(imported_warehouse, path):
+    wh = imported_warehouse
     set_id = path_of(path)
     facts = FILES[path]
     pass_rate, metrics = own_figures(path)
@@ -215,8 +211,8 @@ def test_each_run_figure_equals_evalvaults_own(night, path):
 
 
 @pytest.mark.parametrize("path", [NIGHT_1, NIGHT_2, JSON_EXPORT])
-def test_every_score_is_judged_by_the_runs_threshold(night, path):
-    wh, _, _ = night
+def test_every_score_is_judged_by_the_runs_threshold(imported_warehouse, path):
+    wh = imported_warehouse
     rows = wh.dicts("select * from marts.evalvault_item_scores where set_id = ?", [path_of(path)])
     found = {(r["sample_id"], r["scorer"]): r for r in rows}
     cases = FILES[path]["test_cases"]
@@ -246,8 +242,8 @@ def test_every_score_is_judged_by_the_runs_threshold(night, path):
     assert boundary["value"] == boundary["threshold"] == 0.9 and boundary["is_pass"] is True
 
 
-def test_every_field_read_is_the_workbooks(night):
-    wh, _, _ = night
+def test_every_field_read_is_the_workbooks(imported_warehouse):
+    wh = imported_warehouse
     path = EVALVAULT / NIGHT_1
     [summary], [run_row] = sheet(path, "Summary"), sheet(path, "Run")
     [run] = wh.dicts("select * from marts.evalvault_runs where set_id = ?", [path_of(NIGHT_1)])
@@ -284,8 +280,8 @@ def test_every_field_read_is_the_workbooks(night):
     assert dict(json_rows) == {case_id: str(case["all_passed"]).lower() for case_id, case in cases.items()}
 
 
-def test_the_json_export_scores_as_the_workbook_of_the_same_run(night):
-    wh, _, _ = night
+def test_the_json_export_scores_as_the_workbook_of_the_same_run(imported_warehouse):
+    wh = imported_warehouse
     query = (
         "select sample_id, scorer, value, is_pass, threshold from marts.evalvault_item_scores "
         "where set_id = ? order by sample_id, scorer"
@@ -293,8 +289,8 @@ def test_the_json_export_scores_as_the_workbook_of_the_same_run(night):
     assert wh.query(query, [path_of(JSON_EXPORT)]) == wh.query(query, [path_of(NIGHT_2)])
 
 
-def test_flips_between_the_two_nights_pair_each_test_case(night):
-    wh, _, _ = night
+def test_flips_between_the_two_nights_pair_each_test_case(imported_warehouse):
+    wh = imported_warehouse
     before, after = FILES[NIGHT_1]["test_cases"], FILES[NIGHT_2]["test_cases"]
     expected = {
         case_id: ("pass_to_fail" if before[case_id]["all_passed"] else "fail_to_pass")
@@ -391,8 +387,8 @@ def test_a_rejected_score_keeps_its_test_case_from_passing(night):
     assert any(BAD["bad_scores"] in line and "summary_accuracy mean" in line for line in err.splitlines())
 
 
-def test_reports_and_the_viewer_show_each_run(night):
-    wh, _, _ = night
+def test_reports_and_the_viewer_show_each_run(imported_warehouse):
+    wh = imported_warehouse
     assert (wh.paths.reports_dir / "evalvault" / "2026-11-02" / "evalvault" / "insurance_summary.md").exists()
     client = create_app(wh.paths.published_db).test_client()
     set_id = path_of(NIGHT_2)

@@ -32,14 +32,14 @@ from agent_eval import cli
 from agent_eval.agents.every_eval_ever import reader
 from agent_eval.exchange import every_eval_ever as exchange
 from agent_eval.viewer import create_app
-from conftest import FIXTURES, Warehouse
+from conftest import EVERY_EVAL_EVER_NIGHTS, FIXTURES, IMPORTS, Warehouse
 
 EEE = FIXTURES / "every_eval_ever"
 CONVERTED = EEE / "converted" / "data"
 COMMITTED = EEE / "committed"
 KIND = "every_eval_ever_aggregate"
-NIGHT_1 = "2026-11-01"  # every converted file
-NIGHT_2 = "2026-11-02"  # the committed files
+NIGHT_1 = EVERY_EVAL_EVER_NIGHTS["converted/data"]  # every converted file
+NIGHT_2 = EVERY_EVAL_EVER_NIGHTS["committed"]  # the committed files
 NIGHT_3 = "2026-11-03"  # the ARC-Easy run of qwen again, two samples flipped
 BAD_NIGHT = "2026-11-04"
 QWEN = next((CONVERTED / "ai2_arc" / "ollama" / "qwen2.5-0.5b").glob("*[0-9a-f].json"))
@@ -200,10 +200,10 @@ def write_rerun(drops: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def night(tmp_path_factory):
-    wh = Warehouse(tmp_path_factory.mktemp("every_eval_ever"))
-    shutil.copytree(CONVERTED, wh.drops / NIGHT_1 / "every_eval_ever")
-    shutil.copytree(COMMITTED, wh.drops / NIGHT_2 / "every_eval_ever")
+def night(module_built):
+    """The rerun and the bad files, delivered after every imported tool's
+    good fixtures (the converted and committed files among them)."""
+    wh, _ = module_built(IMPORTS)
     write_rerun(wh.drops)
     write_bad_files(wh.drops)
     err = io.StringIO()
@@ -260,8 +260,8 @@ def set_scores(wh: Warehouse, path: str) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("aggregate", GOOD, ids=lambda p: p.parent.parent.parent.name)
-def test_each_result_is_the_files_figure_and_its_instances_mean(night, aggregate):
-    wh, _, _ = night
+def test_each_result_is_the_files_figure_and_its_instances_mean(imported_warehouse, aggregate):
+    wh = imported_warehouse
     document = json.loads(aggregate.read_text(encoding="utf-8"))
     lines = lines_of(aggregate)
     rows = set_scores(wh, drop_path(aggregate))
@@ -284,8 +284,8 @@ def test_each_result_is_the_files_figure_and_its_instances_mean(night, aggregate
             assert row["value"] is None and row["agrees_with_tool"] is None
 
 
-def test_the_converters_own_means_agree_and_a_file_that_contradicts_itself_is_flagged(night):
-    wh, code, _ = night
+def test_the_converters_own_means_agree_and_a_file_that_contradicts_itself_is_flagged(imported_warehouse):
+    wh, code = imported_warehouse, imported_warehouse.exit_code
     verdicts = dict(wh.query("select set_id, agrees_with_tool from marts.eval_set_scores where value is not null"))
     converted = [drop_path(p) for p in aggregates_in(CONVERTED) if lines_of(p)]
     assert len(converted) == 4 and all(verdicts[path] is True for path in converted)
@@ -297,8 +297,8 @@ def test_the_converters_own_means_agree_and_a_file_that_contradicts_itself_is_fl
     assert code == cli.EXIT_REJECTED
 
 
-def test_the_history_holds_each_result_computed_or_as_reported(night):
-    wh, _, _ = night
+def test_the_history_holds_each_result_computed_or_as_reported(imported_warehouse):
+    wh = imported_warehouse
     for aggregate in GOOD:
         document = json.loads(aggregate.read_text(encoding="utf-8"))
         lines = lines_of(aggregate)
@@ -321,8 +321,8 @@ def test_the_history_holds_each_result_computed_or_as_reported(night):
 
 
 @pytest.mark.parametrize("aggregate", [p for p in GOOD if lines_of(p)], ids=lambda p: p.parent.parent.parent.name)
-def test_every_run_and_instance_field_is_the_files(night, aggregate):
-    wh, _, _ = night
+def test_every_run_and_instance_field_is_the_files(imported_warehouse, aggregate):
+    wh = imported_warehouse
     path = drop_path(aggregate)
     document = json.loads(aggregate.read_text(encoding="utf-8"))
     lines = lines_of(aggregate)

@@ -16,7 +16,6 @@ import contextlib
 import io
 import json
 import math
-import shutil
 import zipfile
 from pathlib import Path
 
@@ -26,7 +25,7 @@ import pytest
 from agent_eval import cli
 from agent_eval.agents.inspect.reader import _member_bytes as member_bytes
 from agent_eval.viewer import create_app
-from conftest import FIXTURES, Warehouse
+from conftest import FIXTURES, IMPORTS
 
 INSPECT = FIXTURES / "inspect"
 EXPECTED = json.loads((INSPECT / "expected.json").read_text(encoding="utf-8"))["logs"]
@@ -89,13 +88,13 @@ def write_bad_logs(drops: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def night(tmp_path_factory):
-    wh = Warehouse(tmp_path_factory.mktemp("inspect"))
-    shutil.copytree(INSPECT / "drops", wh.drops, dirs_exist_ok=True)
+def night(module_built):
+    """The bad logs, a night after every imported tool's good fixtures."""
+    wh, _ = module_built(IMPORTS)
     write_bad_logs(wh.drops)
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
-        code = wh.build(reports=True)
+        code = wh.build()
     return wh, code, err.getvalue()
 
 
@@ -106,8 +105,8 @@ def test_the_fixtures_are_what_inspect_writes_zstd_members_python_cannot_read():
             archive.read(archive.infolist()[0])
 
 
-def test_each_scorer_metric_equals_what_inspect_reported(night):
-    wh, _, _ = night
+def test_each_scorer_metric_equals_what_inspect_reported(imported_warehouse):
+    wh = imported_warehouse
     checked = 0
     for path, log in EXPECTED.items():
         for score in (log.get("results") or {}).get("scores", []):
@@ -126,8 +125,8 @@ def test_each_scorer_metric_equals_what_inspect_reported(night):
     assert checked >= 20
 
 
-def test_each_run_is_described_as_the_log_describes_it(night):
-    wh, _, _ = night
+def test_each_run_is_described_as_the_log_describes_it(imported_warehouse):
+    wh = imported_warehouse
     for path, log in EXPECTED.items():
         [run] = wh.dicts("select * from marts.eval_runs where set_id = ?", [set_id(path)])
         assert (run["status"], run["task"], run["model"], run["run_id"]) == (
@@ -146,8 +145,8 @@ def test_each_run_is_described_as_the_log_describes_it(night):
         assert run["series_id"] == f"inspect_ai:{log['task']}:{log['model']}"
 
 
-def test_every_score_of_every_sample_is_inspects_value_to_float(night):
-    wh, _, _ = night
+def test_every_score_of_every_sample_is_inspects_value_to_float(imported_warehouse):
+    wh = imported_warehouse
     for path, log in EXPECTED.items():
         got = {
             (r["sample_id"], r["epoch"], r["scorer"]): r
@@ -181,8 +180,8 @@ def headline_passes(log: dict) -> dict[tuple[str, str], bool]:
     return {(s["id"], str(s["epoch"])): s["scores"][scorer]["value_to_float"] >= 1 for s in log["samples"]}
 
 
-def test_flips_between_the_two_nights_pair_each_sample_and_epoch(night):
-    wh, _, _ = night
+def test_flips_between_the_two_nights_pair_each_sample_and_epoch(imported_warehouse):
+    wh = imported_warehouse
     before, after = headline_passes(EXPECTED[NIGHT_1]), headline_passes(EXPECTED[NIGHT_2])
     expected = {key: ("pass_to_fail" if before[key] else "fail_to_pass") for key in before if before[key] != after[key]}
     assert expected  # the fixture's nights differ
@@ -197,8 +196,8 @@ def test_flips_between_the_two_nights_pair_each_sample_and_epoch(night):
     assert got == expected
 
 
-def test_pass_at_k_counts_the_epochs_of_each_sample(night):
-    wh, _, _ = night
+def test_pass_at_k_counts_the_epochs_of_each_sample(imported_warehouse):
+    wh = imported_warehouse
     passes = headline_passes(EXPECTED[NIGHT_2])
     for (sample, _k), n_runs, n_pass in wh.query(
         "select (query_id, k), n_runs, n_pass from marts.history_query_pass_at_k where set_id = ?",
@@ -208,8 +207,8 @@ def test_pass_at_k_counts_the_epochs_of_each_sample(night):
         assert n_pass == sum(ok for (s, _), ok in passes.items() if s == sample)
 
 
-def test_records_reconcile_samples_times_epochs_scored_plus_rejected(night):
-    wh, _, _ = night
+def test_records_reconcile_samples_times_epochs_scored_plus_rejected(imported_warehouse):
+    wh = imported_warehouse
     rows = {r["source_file"]: r for r in wh.dicts("select * from ops.file_reconciliation where kind = 'inspect_log'")}
     for path, log in EXPECTED.items():
         r = rows[set_id(path)]
@@ -247,8 +246,8 @@ def test_a_figure_that_disagrees_with_the_log_names_the_set_and_metric_and_the_n
     assert code == cli.EXIT_REJECTED
 
 
-def test_an_unfinished_log_is_loaded_and_marked_incomplete(night):
-    wh, _, _ = night
+def test_an_unfinished_log_is_loaded_and_marked_incomplete(imported_warehouse):
+    wh = imported_warehouse
     unfinished = {set_id(p): log["status"] for p, log in EXPECTED.items() if log["status"] != "success"}
     assert set(unfinished.values()) >= {"error", "started"}
     for sid, status in unfinished.items():
@@ -261,8 +260,8 @@ def test_an_unfinished_log_is_loaded_and_marked_incomplete(night):
         assert complete[set_id(path)] == (1.0 if log["status"] == "success" else 0.0)
 
 
-def test_the_viewer_filters_an_inspect_set_by_scorer_and_result(night):
-    wh, _, _ = night
+def test_the_viewer_filters_an_inspect_set_by_scorer_and_result(imported_warehouse):
+    wh = imported_warehouse
     client = create_app(wh.paths.published_db).test_client()
     failing = sorted({s for (s, _), ok in headline_passes(EXPECTED[NIGHT_2]).items() if not ok})
     page = client.get("/set", query_string={"id": set_id(NIGHT_2), "scorer": "match", "result": "fail"})
@@ -274,8 +273,8 @@ def test_the_viewer_filters_an_inspect_set_by_scorer_and_result(night):
     assert not any(f">{sample}</a></td>" in text for sample in passing)
 
 
-def test_the_viewer_shows_one_sample_with_every_scorer(night):
-    wh, _, _ = night
+def test_the_viewer_shows_one_sample_with_every_scorer(imported_warehouse):
+    wh = imported_warehouse
     log = EXPECTED[NIGHT_1]
     sample = next(s for s in log["samples"] if isinstance(s["scores"].get("quality", {}).get("value"), dict))
     client = create_app(wh.paths.published_db).test_client()

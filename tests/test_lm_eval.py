@@ -21,7 +21,7 @@ import pytest
 
 from agent_eval import cli
 from agent_eval.viewer import create_app
-from conftest import FIXTURES, Warehouse
+from conftest import FIXTURES, IMPORTS, Warehouse
 
 LM_EVAL = FIXTURES / "lm_eval"
 DROPS = LM_EVAL / "drops"
@@ -128,13 +128,13 @@ def write_bad_deliveries(drops: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def night(tmp_path_factory):
-    wh = Warehouse(tmp_path_factory.mktemp("lm_eval"))
-    shutil.copytree(DROPS, wh.drops, dirs_exist_ok=True)
+def night(module_built):
+    """The bad deliveries, a night after every imported tool's good fixtures."""
+    wh, _ = module_built(IMPORTS)
     bad = write_bad_deliveries(wh.drops)
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
-        code = wh.build(reports=True)
+        code = wh.build()
     return wh, code, err.getvalue(), bad
 
 
@@ -176,8 +176,8 @@ def test_the_fixtures_are_what_lm_eval_wrote():
 
 
 @pytest.mark.parametrize("path", RESULTS)
-def test_each_figure_equals_lm_evals_own(night, path):
-    wh, _, _, _ = night
+def test_each_figure_equals_lm_evals_own(imported_warehouse, path):
+    wh = imported_warehouse
     doc = document(path)
     checked = 0
     for task, entry in doc["results"].items():
@@ -205,8 +205,8 @@ def test_each_figure_equals_lm_evals_own(night, path):
     assert checked == 2 + 4  # acc, acc_norm; exact_match and bleu under two filters
 
 
-def test_each_document_keeps_lm_evals_value_per_metric_and_filter(night):
-    wh, _, _, _ = night
+def test_each_document_keeps_lm_evals_value_per_metric_and_filter(imported_warehouse):
+    wh = imported_warehouse
     for path in RESULTS:
         for task in ("ko_quiz", "ko_arith"):
             got = {
@@ -231,8 +231,8 @@ def test_each_document_keeps_lm_evals_value_per_metric_and_filter(night):
                         assert row["is_pass"] is None
 
 
-def test_a_set_is_a_task_of_a_results_file_in_its_series(night):
-    wh, _, _, _ = night
+def test_a_set_is_a_task_of_a_results_file_in_its_series(imported_warehouse):
+    wh = imported_warehouse
     rows = wh.dicts(
         "select set_id, series_id, task, model, headline_scorer, source_file, samples_file, run_id "
         "from marts.lm_eval_runs where set_id not like ?",
@@ -256,8 +256,8 @@ def test_a_set_is_a_task_of_a_results_file_in_its_series(night):
     assert series == {"lm_eval:ko_quiz:acme/korean-7b": 2, "lm_eval:ko_quiz:acme/korean-1b": 1}
 
 
-def test_flips_between_the_two_nights_pair_each_document(night):
-    wh, _, _, _ = night
+def test_flips_between_the_two_nights_pair_each_document(imported_warehouse):
+    wh = imported_warehouse
     for task, headline in (("ko_quiz", "acc"), ("ko_arith", "exact_match")):
         scorer_filter = "none" if task == "ko_quiz" else "strict-match"
 
@@ -379,7 +379,7 @@ def test_a_samples_file_delivered_a_night_later_makes_the_set(tmp_path):
     wh = Warehouse(tmp_path)
     results = copy_run(wh.drops, "late", tasks=("ko_quiz",))
     with contextlib.redirect_stderr(io.StringIO()):
-        assert wh.build() == cli.EXIT_REJECTED
+        assert wh.build(data_tests=False) == cli.EXIT_REJECTED  # loading only: the data tests run below
     assert wh.query("select reason from ops.rejected_rows where is_current and source_file = ?", [results]) == [
         ("missing_samples_file",)
     ]
@@ -395,8 +395,8 @@ def test_a_samples_file_delivered_a_night_later_makes_the_set(tmp_path):
 # ---------------------------------------------------------------- reports, viewer
 
 
-def test_reports_and_the_viewer_show_each_task(night):
-    wh, _, _, _ = night
+def test_reports_and_the_viewer_show_each_task(imported_warehouse):
+    wh = imported_warehouse
     folder = wh.paths.reports_dir / "lm_eval" / "2026-11-02" / "lm_eval" / "acme__korean-7b"
     stem = Path(NIGHT_2).stem
     assert sorted(p.name for p in folder.glob("*.md")) == [f"{stem}-ko_arith.md", f"{stem}-ko_quiz.md"]

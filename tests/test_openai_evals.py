@@ -15,7 +15,6 @@ import contextlib
 import io
 import json
 import math
-import shutil
 from collections import defaultdict
 from pathlib import Path
 
@@ -23,7 +22,7 @@ import pytest
 
 from agent_eval import cli
 from agent_eval.viewer import create_app
-from conftest import FIXTURES, Warehouse
+from conftest import FIXTURES, IMPORTED_MOVES, IMPORTS, Warehouse
 
 OAIEVALS = FIXTURES / "openai_evals"
 EXPECTED_ALL = json.loads((OAIEVALS / "expected.json").read_text(encoding="utf-8"))
@@ -66,7 +65,7 @@ BAD_RECORDS = {
 # the crashed run continues the series of greetings x fixture/lookup; the
 # tests put it before the two nights, so that night 2 stays the latest set
 # of its series (history_flips)
-MOVED = {CRASHED: "2026-09-30/openai_evals/greetings.crashed.jsonl"}
+MOVED = {CRASHED: IMPORTED_MOVES[f"openai_evals/{CRASHED}"]}
 
 
 ERROR_RUN = "2026-10-05/openai_evals/with_error.jsonl"
@@ -163,17 +162,15 @@ def write_error_run(drops: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def night(tmp_path_factory):
-    wh = Warehouse(tmp_path_factory.mktemp("openai_evals"))
-    shutil.copytree(OAIEVALS / "drops", wh.drops, dirs_exist_ok=True)
-    for fixture_path, moved in MOVED.items():
-        (wh.drops / moved).parent.mkdir(parents=True)
-        (wh.drops / fixture_path.removeprefix("drops/")).rename(wh.drops / moved)
+def night(module_built):
+    """The bad files and the run with an error event, nights after every
+    imported tool's good fixtures."""
+    wh, _ = module_built(IMPORTS)
     write_bad_records(wh.drops)
     write_error_run(wh.drops)
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
-        code = wh.build(reports=True)
+        code = wh.build()
     return wh, code, err.getvalue()
 
 
@@ -228,8 +225,8 @@ def where_reported(facts: dict, key: str) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize("path", FINISHED)
-def test_every_final_report_figure_equals_the_warehouses(night, path):
-    wh, _, _ = night
+def test_every_final_report_figure_equals_the_warehouses(imported_warehouse, path):
+    wh = imported_warehouse
     facts = EXPECTED[path]
     for key, reported in facts["final_report"].items():
         scorer, metric = where_reported(facts, key)
@@ -243,8 +240,8 @@ def test_every_final_report_figure_equals_the_warehouses(night, path):
 
 
 @pytest.mark.parametrize("path", [LOOKUP_1, LOOKUP_2, COT, DUMMY, TURNS_1, CRASHED])
-def test_accuracy_is_evals_get_accuracy_over_the_match_events(night, path):
-    wh, _, _ = night
+def test_accuracy_is_evals_get_accuracy_over_the_match_events(imported_warehouse, path):
+    wh = imported_warehouse
     matches = EXPECTED[path]["match"]
     value, _, _ = figure(wh, set_of(path), "match", "accuracy")
     assert value == pytest.approx(sum(m["correct"] for m in matches) / len(matches), abs=1e-12)
@@ -265,8 +262,8 @@ def test_accuracy_is_evals_get_accuracy_over_the_match_events(night, path):
     assert all(found == list(range(1, len(found) + 1)) for found in epochs.values())
 
 
-def test_each_match_judges_the_sampling_events_before_it(night):
-    wh, _, _ = night
+def test_each_match_judges_the_sampling_events_before_it(imported_warehouse):
+    wh = imported_warehouse
     events = [d for d in documents(COT)[1:] if "type" in d]
     rows = {
         r["line_number"]: r
@@ -295,8 +292,8 @@ def test_each_match_judges_the_sampling_events_before_it(night):
         assert row["completion"] == event["data"]["sampled"]  # what the match event judged
 
 
-def test_a_run_without_sampling_events_keeps_what_its_match_events_hold(night):
-    wh, _, _ = night
+def test_a_run_without_sampling_events_keeps_what_its_match_events_hold(imported_warehouse):
+    wh = imported_warehouse
     rows = wh.dicts(
         "select input, completion, answer, target, input_tokens from marts.openai_evals_item_scores where set_id = ?",
         [set_of(DUMMY)],
@@ -308,8 +305,8 @@ def test_a_run_without_sampling_events_keeps_what_its_match_events_hold(night):
     assert tokens is None
 
 
-def test_metrics_keys_are_scorers_and_text_keys_their_explanation(night):
-    wh, _, _ = night
+def test_metrics_keys_are_scorers_and_text_keys_their_explanation(imported_warehouse):
+    wh = imported_warehouse
     facts = EXPECTED[GRADED_2]
     rows = wh.dicts(
         "select line_number, scorer, value, is_pass, explanation from marts.openai_evals_item_scores where set_id = ?",
@@ -326,8 +323,8 @@ def test_metrics_keys_are_scorers_and_text_keys_their_explanation(night):
     assert headline == "score"
 
 
-def test_a_run_without_final_report_is_loaded_and_marked_incomplete(night):
-    wh, _, _ = night
+def test_a_run_without_final_report_is_loaded_and_marked_incomplete(imported_warehouse):
+    wh = imported_warehouse
     [run] = wh.dicts("select * from marts.eval_runs where set_id = ?", [set_of(CRASHED)])
     assert run["is_complete"] is False and run["status"] == "started"
     assert "did not finish" in run["run_error"]
@@ -344,8 +341,8 @@ def test_a_run_without_final_report_is_loaded_and_marked_incomplete(night):
     assert complete == 0
 
 
-def test_series_is_the_eval_and_its_completion_functions(night):
-    wh, _, _ = night
+def test_series_is_the_eval_and_its_completion_functions(imported_warehouse):
+    wh = imported_warehouse
     for path in (LOOKUP_1, GRADED_2):
         facts = EXPECTED[path]
         spec = documents(path)[0]["spec"]
@@ -380,8 +377,8 @@ def test_an_error_event_marks_its_samples_items(night):
     assert statuses[error["sample_id"]] == "error"
 
 
-def test_flips_between_the_two_nights_pair_each_sample(night):
-    wh, _, _ = night
+def test_flips_between_the_two_nights_pair_each_sample(imported_warehouse):
+    wh = imported_warehouse
     before = {m["sample_id"]: m["correct"] for m in EXPECTED[LOOKUP_1]["match"]}
     after = {m["sample_id"]: m["correct"] for m in EXPECTED[LOOKUP_2]["match"]}
     expected = {s: ("pass_to_fail" if before[s] else "fail_to_pass") for s in before if before[s] != after[s]}
@@ -451,8 +448,8 @@ def test_a_nan_final_report_figure_is_no_figure(night):
     assert verdicts[0][0] >= 1
 
 
-def test_reports_and_the_viewer_show_each_run(night):
-    wh, _, _ = night
+def test_reports_and_the_viewer_show_each_run(imported_warehouse):
+    wh = imported_warehouse
     reports = sorted(p.name for p in (wh.paths.reports_dir / "openai_evals" / NIGHT_2).rglob("*.md"))
     assert "greetings.lookup.md" in reports
     client = create_app(wh.paths.published_db).test_client()

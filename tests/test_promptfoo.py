@@ -16,7 +16,6 @@ import hashlib
 import io
 import json
 import re
-import shutil
 from collections import defaultdict
 from pathlib import Path
 
@@ -24,7 +23,7 @@ import pytest
 
 from agent_eval import cli
 from agent_eval.viewer import create_app
-from conftest import FIXTURES, PROJECT_DIR, Warehouse
+from conftest import FIXTURES, IMPORTED_MOVES, IMPORTS, PROJECT_DIR, Warehouse
 
 PROMPTFOO = FIXTURES / "promptfoo"
 EXPECTED = json.loads((PROMPTFOO / "expected.json").read_text(encoding="utf-8"))["files"]
@@ -48,7 +47,7 @@ BAD = {
 # the version 2 output continues the same series (same description,
 # providers and prompts); the tests put it before the two nights, so that
 # night 2 stays the latest set of its series (history_flips)
-MOVED = {V2: "2026-10-31/promptfoo/greetings_v2.json"}
+MOVED = {V2: IMPORTED_MOVES[f"promptfoo/{V2}"]}
 
 
 def path_of(fixture_path: str) -> str:
@@ -97,16 +96,13 @@ def write_bad_outputs(drops: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def night(tmp_path_factory):
-    wh = Warehouse(tmp_path_factory.mktemp("promptfoo"))
-    shutil.copytree(PROMPTFOO / "drops", wh.drops, dirs_exist_ok=True)
-    for fixture_path, moved in MOVED.items():
-        (wh.drops / moved).parent.mkdir(parents=True)
-        (wh.drops / fixture_path.removeprefix("drops/")).rename(wh.drops / moved)
+def night(module_built):
+    """The bad outputs, a night after every imported tool's good fixtures."""
+    wh, _ = module_built(IMPORTS)
     write_bad_outputs(wh.drops)
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
-        code = wh.build(reports=True)
+        code = wh.build()
     return wh, code, err.getvalue()
 
 
@@ -140,8 +136,8 @@ def test_the_fixtures_are_what_promptfoo_wrote():
 
 
 @pytest.mark.parametrize("path", [NIGHT_1, NIGHT_2, V2])
-def test_each_column_figure_equals_promptfoos_own_metrics(night, path):
-    wh, _, _ = night
+def test_each_column_figure_equals_promptfoos_own_metrics(imported_warehouse, path):
+    wh = imported_warehouse
     checked = 0
     for prompt in EXPECTED[path]["prompts"]:
         name = prompt.get("label") or prompt.get("display") or prompt["raw"]
@@ -172,8 +168,8 @@ def test_each_column_figure_equals_promptfoos_own_metrics(night, path):
     assert checked >= (16 if path != V2 else 0)
 
 
-def test_a_jsonl_output_scores_as_the_same_run_written_as_json(night):
-    wh, _, _ = night
+def test_a_jsonl_output_scores_as_the_same_run_written_as_json(imported_warehouse):
+    wh = imported_warehouse
     lines = EXPECTED[JSONL]["lines"]
     assert len(lines) == EXPECTED[JSONL]["n_lines"] == EXPECTED[NIGHT_2]["n_results"]
     for prompt in EXPECTED[NIGHT_2]["prompts"]:
@@ -190,8 +186,8 @@ def test_a_jsonl_output_scores_as_the_same_run_written_as_json(night):
 
 
 @pytest.mark.parametrize("path", [NIGHT_1, NIGHT_2, JSONL])
-def test_every_result_and_assertion_is_promptfoos_verdict(night, path):
-    wh, _, _ = night
+def test_every_result_and_assertion_is_promptfoos_verdict(imported_warehouse, path):
+    wh = imported_warehouse
     results = EXPECTED[path].get("results") or EXPECTED[path]["lines"]
     rows = wh.dicts(
         "select i.test_idx, r.model, r.prompt, i.scorer, i.value, i.is_pass, i.error from marts.promptfoo_item_scores i "
@@ -216,8 +212,8 @@ def test_every_result_and_assertion_is_promptfoos_verdict(night, path):
         assert sorted(components[key]) == sorted(zip(result.get("component_pass") or [], scores, strict=True))
 
 
-def test_the_repeats_of_a_test_are_one_sample_with_epochs(night):
-    wh, _, _ = night
+def test_the_repeats_of_a_test_are_one_sample_with_epochs(imported_warehouse):
+    wh = imported_warehouse
     results = EXPECTED[NIGHT_1]["results"]
     tests = defaultdict(set)
     for result in results:
@@ -248,8 +244,8 @@ def outcomes(results: list[dict]) -> dict[tuple, bool]:
     return found
 
 
-def test_flips_between_the_two_nights_pair_each_test_and_repeat(night):
-    wh, _, _ = night
+def test_flips_between_the_two_nights_pair_each_test_and_repeat(imported_warehouse):
+    wh = imported_warehouse
     before, after = outcomes(EXPECTED[NIGHT_1]["results"]), outcomes(EXPECTED[NIGHT_2]["results"])
     expected = {key: ("pass_to_fail" if before[key] else "fail_to_pass") for key in before if before[key] != after[key]}
     assert set(expected.values()) == {"pass_to_fail", "fail_to_pass"}  # the fixture's nights differ both ways
@@ -308,8 +304,8 @@ def test_each_bad_output_is_a_clear_rejection_and_nothing_else_stops(night):
     } <= published
 
 
-def test_reports_and_the_viewer_show_each_column(night):
-    wh, _, _ = night
+def test_reports_and_the_viewer_show_each_column(imported_warehouse):
+    wh = imported_warehouse
     set_ids = [
         r[0] for r in wh.query("select set_id from marts.promptfoo_runs where source_file = ?", [path_of(NIGHT_2)])
     ]
