@@ -30,6 +30,10 @@ drop, then measures in one invocation, each as the median of --runs runs:
 It checks that the marts agree with the floor's figures, judges every target
 (build, command, viewer, import, compare) and writes BENCHMARKS.md (--out) and the raw figures as JSON
 next to it.
+
+--smoke is the test suite's run at tiny sizes (tests/test_bench.py): every
+step once, the generated drops' builds after the full build on the resume
+agent's lineage only (SMOKE_BUILD); never judged, never BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -638,6 +642,13 @@ BUILD = dbt_cmd("build", "--exclude-resource-type", "unit_test")
 INSPECT_IMPORT = dbt_cmd("build", "--select", "raw_drop_files", "raw_inspect_samples", "raw_inspect_logs")
 PROMPTFOO_IMPORT = dbt_cmd("build", "--select", "raw_drop_files", "raw_promptfoo_results", "raw_promptfoo_outputs")
 PLAIN_BUILD = [venv_tool("dbt"), "build"]  # exactly as a user types it in the project
+# A smoke run (--smoke: the test suite's, at tiny sizes, never judged) builds
+# the whole project once for the generated drops, in the full build, whose
+# warehouse the floor check, the viewer and the reports read. Its later builds
+# of the generated drops (incremental, no new file, small, no file, scale)
+# select what their checks read, the resume agent's lineage: the same steps
+# at a tenth of the nodes, where dbt's cost per node is the whole cost.
+SMOKE_BUILD = [*BUILD, "--select", "+resume_item_scores", "+resume_round_scores"]
 
 
 def fresh(db: Path) -> Path:
@@ -784,6 +795,12 @@ class Bench:
     layouts: dict[str, list[Path]]  # name -> the date folders a build sees
     results: dict[str, list[Run]]
     nodes: dict[str, dict[str, Any]]
+    smoke: bool = False
+
+    @property
+    def next_build(self) -> list[str]:
+        """The build of the generated drops after the full build (SMOKE_BUILD in a smoke run)."""
+        return SMOKE_BUILD if self.smoke else BUILD
 
     @property
     def logs(self) -> Path:
@@ -853,7 +870,7 @@ def setup(args: argparse.Namespace) -> tuple[Bench, dict[str, Path]]:
         "empty": [],  # no file at all: dbt's fixed cost
         "samples": sorted(p for p in samples_dir.iterdir() if p.is_dir()),  # `agent-eval samples`
     }
-    bench = Bench(work, drops, db, dbt_env(work, db, drops), layouts, {}, {})
+    bench = Bench(work, drops, db, dbt_env(work, db, drops), layouts, {}, {}, smoke=args.smoke)
     # parse the project once, so every build below uses partial parsing as
     # a nightly job does; from nothing: a parse state left in --work by a
     # copy of the project elsewhere would be reused with that copy's seed
@@ -930,12 +947,12 @@ def one_round(bench: Bench, i: int, big_csv: Path, samples_db: Path, n_big: int,
         viewer_json = bench.runs_dir / "viewer.json"
         subprocess.run([sys.executable, __file__, "_viewer", str(template), str(viewer_json)], check=True)
         checked["viewer"] = json.loads(viewer_json.read_text())
-    bench.build("incremental", "incremental", template=template)
+    bench.build("incremental", "incremental", template=template, cmd=bench.next_build)
     if i == 0:
         expect_scored_rows(bench.db, n_big + n_inc, "after the increment")
-    bench.build("unchanged", "incremental", keep=True)  # the next night, no new file
-    bench.build("small", "small")
-    bench.build("empty", "empty")
+    bench.build("unchanged", "incremental", keep=True, cmd=bench.next_build)  # the next night, no new file
+    bench.build("small", "small", cmd=bench.next_build)
+    bench.build("empty", "empty", cmd=bench.next_build)
     bench.build("plain", "samples", template=samples_db, cmd=PLAIN_BUILD)
     reports = bench.runs_dir / "reports"
     shutil.rmtree(reports, ignore_errors=True)
@@ -1035,12 +1052,21 @@ def night_cost_step(bench: Bench, n_files: int, runs: int) -> dict[str, Any]:
     write_history, 3 files a run) over NIGHT_COST_DAYS date folders, built
     once by `agent-eval build` (the first night: its reports stage is 7r),
     then built again with nothing new ``runs`` times; the same with
-    NIGHT_COST_SMALL files is the reference of 7n."""
+    NIGHT_COST_SMALL files is the reference of 7n. A ``n_files`` of as many
+    run folders as the reference is the same history: measured once, its
+    figures are both sizes' (a smoke run's way to time one night, not two)."""
     from agent_eval.agents.engagement import samples
 
     found: dict[str, Any] = {"files": n_files, "small_files": NIGHT_COST_SMALL, "days": NIGHT_COST_DAYS}
     for label, files in (("small", NIGHT_COST_SMALL), ("large", n_files)):
         n_runs = max(1, files // NIGHT_COST_FILES_PER_RUN)
+        if label == "large" and n_runs == found["small_runs"]:
+            for figure in ("night_first", "night_unchanged"):
+                bench.results[f"{figure}_large"] = bench.results[f"{figure}_small"]
+            bench.nodes["night_unchanged_large"] = bench.nodes["night_unchanged_small"]
+            for key in ("runs", "first_render_s", "first_reports_written"):
+                found[f"large_{key}"] = found[f"small_{key}"]
+            break
         root = bench.work / "night_cost" / f"{n_runs}-runs"
         drops, done = root / "drops", root / "drops.written"
         if not done.exists():
@@ -1123,7 +1149,7 @@ def run_scale(bench: Bench, sizes: list[int], seed: int, n_big: int, runs: int) 
         for i in range(runs):
             print(f"bench: scale {n:,} rows, run {i + 1}/{runs}", flush=True)
             try:
-                bench.build(f"scale {n}", f"scale {n}")
+                bench.build(f"scale {n}", f"scale {n}", cmd=bench.next_build)
             except CommandFailed as failure:
                 # a size that fails (out of memory) is a result: recorded, and
                 # the larger sizes are not tried
@@ -1207,6 +1233,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             "csv_bytes": folders["big_csv"].stat().st_size,
             "worked_example_lines": worked_example_lines(),
             "scale": args.scale or [],
+            "smoke": args.smoke,
         },
         "machine": machine(),
         "machine_speed_s": [speed_before, speed_after],
@@ -1570,6 +1597,14 @@ def render_header(data: dict[str, Any]) -> list[str]:
         "```",
         "",
         f"- when: {data['generated_at']}; command: `{data['command']}`",
+        *(
+            [
+                "- a smoke run (`--smoke`): the later builds of the generated drops select the resume agent's "
+                "lineage; its figures are not comparable with `make bench`'s"
+            ]
+            if p.get("smoke")
+            else []
+        ),
         f"- machine: {m['cores']} cores, {m.get('memory_gib', '?')} GiB memory, {m.get('cpu', '?')}; {m['platform']}",
         "- versions: " + ", ".join(f"{k} {val}" for k, val in v.items()),
         f"- data: {p['rows']:,} rows in 3 rounds ({p['csv_bytes'] / 1e6:.0f} MB CSV, realistic Raw JSON, "
@@ -1843,9 +1878,17 @@ def main(argv: list[str] | None = None) -> int:
         help="files (engagement run folders, 3 files each) already loaded when a night with nothing new "
         "is measured against the same with 100 (0: skip)",
     )
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the test suite's run at tiny sizes: every figure, target and check once, the generated drops' "
+        "builds after the full build on the resume agent's lineage only; never judged, needs --out",
+    )
     parser.add_argument("--work", default=str(PROJECT / ".bench"), help="scratch folder (drops are kept)")
     parser.add_argument("--out", default=str(PROJECT / "BENCHMARKS.md"), help="the markdown report")
     args = parser.parse_args(argv)
+    if args.smoke and Path(args.out).resolve() == PROJECT / "BENCHMARKS.md":
+        parser.error("--smoke: its figures are not the benchmark's; write them elsewhere with --out")
     data = run_benchmark(args)
     out = Path(args.out)
     out.write_text(render(data), encoding="utf-8")
