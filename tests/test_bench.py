@@ -263,8 +263,8 @@ class NightCostBench:
     """A stand-in for bench.Bench in night_cost_step: every `agent-eval build`
     is recorded, not run; its log says what a first night prints."""
 
-    def __init__(self, bench, work):
-        self.bench, self.work, self.logs = bench, work, work / "logs"
+    def __init__(self, bench, work, smoke=False):
+        self.bench, self.work, self.logs, self.smoke = bench, work, work / "logs", smoke
         self.results, self.nodes, self.commands = {}, {}, []
 
     def timed(self, name, cmd, env=None, ok=(0,)):
@@ -303,6 +303,9 @@ def test_a_night_cost_history_of_the_reference_size_is_built_once_for_both_sizes
     assert targets["7n"].measured.startswith("1.00 ×")
     # 150 files: 50 run folders, another history, built on its own
     other = NightCostBench(bench, tmp_path / "other")
+    demo_state = tmp_path / "other" / "demo" / "dbt" / "target" / "partial_parse.msgpack"
+    demo_state.parent.mkdir(parents=True)
+    demo_state.write_bytes(b"the demo's parse state")
     found = bench.night_cost_step(other, 150, 1)
     assert other.commands == [
         "night_first_small",
@@ -311,3 +314,23 @@ def test_a_night_cost_history_of_the_reference_size_is_built_once_for_both_sizes
         "night_unchanged_large",
     ]
     assert (found["small_runs"], found["large_runs"]) == (33, 50)
+    # neither starts from another warehouse's parse state: each first night parses the project
+    assert list((tmp_path / "other").rglob("partial_parse.msgpack")) == [demo_state]
+
+
+def test_a_smoke_run_starts_its_night_from_the_demo_s_parse_state(tmp_path):
+    bench = load_bench()
+    smoke = NightCostBench(bench, tmp_path, smoke=True)
+    # the demo's warehouse is named as the night's, so dbt's state check (the profile) agrees
+    cmd, env = bench.demo_step(smoke)
+    assert Path(cmd[cmd.index("--db") + 1]).name == "warehouse.duckdb"
+    state = Path(env["DBT_TARGET_PATH"]) / "partial_parse.msgpack"
+    state.parent.mkdir(parents=True)
+    state.write_bytes(b"the demo's parse state")
+    bench.night_cost_step(smoke, 100, 1)
+    (seeded,) = (tmp_path / "night_cost").rglob("partial_parse.msgpack")
+    assert seeded == tmp_path / "night_cost" / "33-runs" / "dbt" / "target" / "partial_parse.msgpack"
+    assert seeded.read_bytes() == b"the demo's parse state"
+    # `make bench` keeps the demo's own file name, and its first nights parse the project
+    cmd, _ = bench.demo_step(NightCostBench(bench, tmp_path))
+    assert Path(cmd[cmd.index("--db") + 1]).name == "demo.duckdb"
