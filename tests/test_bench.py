@@ -2,7 +2,10 @@
 
 Asserts only that every figure, every target row and the scale
 curve are produced (and that the marts agreed with the floor query, which
-the script checks itself) - never a timing.
+the script checks itself) - never a timing. The run is a smoke run
+(`--smoke`): the builds of the generated drops after the full build select
+the resume agent's lineage, and the night cost's history is the reference
+size, timed once for both sizes.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import importlib.util
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -86,7 +90,8 @@ def test_bench_smoke_run_produces_every_figure(tmp_path):
             "--compare-items",
             "3000",
             "--night-cost",
-            "150",
+            "100",
+            "--smoke",
             "--work",
             str(tmp_path / "work"),
             "--out",
@@ -113,9 +118,11 @@ def test_bench_smoke_run_produces_every_figure(tmp_path):
     # the Inspect log's import: all its sample records in raw history
     assert data["inspect"]["samples"] == 300 and data["inspect"]["floor"]["samples"] == 300
     assert {t["key"] for t in data["targets"]} >= {"8", "8m"}
-    # the night cost: 50 run folders of 3 files against 33 (100 files), each built twice
-    assert (data["night_cost"]["large_runs"], data["night_cost"]["small_runs"]) == (50, 33)
-    assert data["night_cost"]["large_first_reports_written"] == 50
+    # the night cost: 100 files are 33 run folders of 3, the reference's history: built twice, once
+    assert (data["night_cost"]["large_runs"], data["night_cost"]["small_runs"]) == (33, 33)
+    assert data["night_cost"]["large_first_reports_written"] == 33
+    for name in ("night_first", "night_unchanged"):
+        assert data["all_runs"][f"{name}_large"] == data["all_runs"][f"{name}_small"]
     # the promptfoo outputs' import: every result in raw history, .json and .jsonl
     assert data["promptfoo"]["results"] == 400 and data["promptfoo"]["jsonl_bytes"] > 0
     # the compare: two sets of 3,000 items and a grid of five of 300, CLI and page
@@ -128,6 +135,10 @@ def test_bench_smoke_run_produces_every_figure(tmp_path):
     for name in BUILDS:
         outcomes = data["nodes"][name]["outcomes"]
         assert sum(outcomes.get("executed", {}).values()) + sum(outcomes.get("reused", {}).values()) > 0, name
+    # the whole project once for the generated drops (the full build), their later builds a part of it
+    assert data["parameters"]["smoke"]
+    executed = {name: sum(data["nodes"][name]["outcomes"]["executed"].values()) for name in ("full", "small")}
+    assert executed["small"] < executed["full"]
     # the scale curve: 60 rows reuses the full build, 120 rows is generated and built
     assert data["scale"]["runs"] == 1
     points = data["scale"]["points"]
@@ -229,3 +240,101 @@ def test_the_night_cost_targets_compare_the_night_with_history_to_the_night_with
     skipped = {t.key: t for t in bench.night_cost_targets({"night_cost": None, "figures": {}})}
     assert skipped["7n"].holds is None and "--night-cost 0" in skipped["7n"].measured
     assert skipped["7r"].holds is None
+
+
+def test_a_smoke_run_changes_no_build_of_the_benchmark_and_writes_elsewhere(tmp_path):
+    bench = load_bench()
+    run = tmp_path / "run"
+
+    def with_smoke(smoke: bool):
+        return bench.Bench(tmp_path, run / "drops", run / "warehouse.duckdb", {}, {}, {}, {}, smoke=smoke)
+
+    # `make bench` builds the generated drops with the whole project every time
+    assert with_smoke(False).next_build is bench.BUILD
+    # a smoke run's later builds: the same command, on the lineage of the marts its checks read, with
+    # only the data tests of that lineage (a test of a table it leaves out would fail in an empty warehouse)
+    assert with_smoke(True).next_build == [
+        *bench.BUILD,
+        *("--select", "+resume_item_scores", "+resume_round_scores", "--indirect-selection", "cautious"),
+    ]
+    # and its figures never overwrite the benchmark's
+    with pytest.raises(SystemExit) as stopped:
+        bench.main(["--smoke"])
+    assert stopped.value.code == 2
+
+
+class NightCostBench:
+    """A stand-in for bench.Bench in night_cost_step: every `agent-eval build`
+    is recorded, not run; its log says what a first night prints."""
+
+    def __init__(self, bench, work, smoke=False):
+        self.bench, self.work, self.logs, self.smoke = bench, work, work / "logs", smoke
+        self.results, self.nodes, self.commands = {}, {}, []
+
+    def timed(self, name, cmd, env=None, ok=(0,)):
+        self.commands.append(name)
+        log = self.logs / f"{name}-{len(self.results.get(name, []))}.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text("   reports     done   2.50s\nreports written: 33 under reports\n")
+        target = Path(env["DBT_TARGET_PATH"])
+        target.mkdir(parents=True, exist_ok=True)
+        result = {"unique_id": "model.agent_eval.load_log", "execution_time": 0.1, "status": "success"}
+        (target / "run_results.json").write_text(json.dumps({"elapsed_time": 1.0, "results": [result]}))
+        run = self.bench.Run(1.0, 1.0, 100.0)
+        self.results.setdefault(name, []).append(run)
+        return run
+
+    def note_nodes(self, name, target):
+        self.bench.Bench.note_nodes(self, name, target)
+
+
+def test_a_night_cost_history_of_the_reference_size_is_built_once_for_both_sizes(tmp_path):
+    bench = load_bench()
+    # 100 files: 33 run folders of 3, as many as the reference (NIGHT_COST_SMALL = 100 files)
+    same = NightCostBench(bench, tmp_path / "same")
+    found = bench.night_cost_step(same, 100, 1)
+    assert same.commands == ["night_first_small", "night_unchanged_small"]
+    assert (found["small_runs"], found["large_runs"], found["large_first_reports_written"]) == (33, 33, 33)
+    assert found["large_first_render_s"] == 2.5
+    assert same.results["night_unchanged_large"] == same.results["night_unchanged_small"]
+    assert same.nodes["night_unchanged_large"] == same.nodes["night_unchanged_small"]
+    targets = {
+        t.key: t
+        for t in bench.night_cost_targets(
+            {"night_cost": found, "figures": {name: bench.median_run(runs) for name, runs in same.results.items()}}
+        )
+    }
+    assert targets["7n"].measured.startswith("1.00 ×")
+    # 150 files: 50 run folders, another history, built on its own
+    other = NightCostBench(bench, tmp_path / "other")
+    demo_state = tmp_path / "other" / "demo" / "dbt" / "target" / "partial_parse.msgpack"
+    demo_state.parent.mkdir(parents=True)
+    demo_state.write_bytes(b"the demo's parse state")
+    found = bench.night_cost_step(other, 150, 1)
+    assert other.commands == [
+        "night_first_small",
+        "night_unchanged_small",
+        "night_first_large",
+        "night_unchanged_large",
+    ]
+    assert (found["small_runs"], found["large_runs"]) == (33, 50)
+    # neither starts from another warehouse's parse state: each first night parses the project
+    assert list((tmp_path / "other").rglob("partial_parse.msgpack")) == [demo_state]
+
+
+def test_a_smoke_run_starts_its_night_from_the_demo_s_parse_state(tmp_path):
+    bench = load_bench()
+    smoke = NightCostBench(bench, tmp_path, smoke=True)
+    # the demo's warehouse is named as the night's, so dbt's state check (the profile) agrees
+    cmd, env = bench.demo_step(smoke)
+    assert Path(cmd[cmd.index("--db") + 1]).name == "warehouse.duckdb"
+    state = Path(env["DBT_TARGET_PATH"]) / "partial_parse.msgpack"
+    state.parent.mkdir(parents=True)
+    state.write_bytes(b"the demo's parse state")
+    bench.night_cost_step(smoke, 100, 1)
+    (seeded,) = (tmp_path / "night_cost").rglob("partial_parse.msgpack")
+    assert seeded == tmp_path / "night_cost" / "33-runs" / "dbt" / "target" / "partial_parse.msgpack"
+    assert seeded.read_bytes() == b"the demo's parse state"
+    # `make bench` keeps the demo's own file name, and its first nights parse the project
+    cmd, _ = bench.demo_step(NightCostBench(bench, tmp_path))
+    assert Path(cmd[cmd.index("--db") + 1]).name == "demo.duckdb"
