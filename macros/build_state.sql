@@ -37,8 +37,11 @@
         fingerprint varchar not null,
         data_version varchar not null,
         updated_at timestamp not null,
-        invocation_id varchar not null
+        invocation_id varchar not null,
+        inputs_version varchar
     );
+    -- a warehouse created before the column
+    alter table build_state.node_state add column if not exists inputs_version varchar;
     create table if not exists build_state.built_sets (
         unique_id varchar not null,
         set_id varchar not null,
@@ -53,32 +56,39 @@
 
 
 {% macro build_states() -%}
-    {#- Every node's recorded {unique_id: [fingerprint, data_version]}: read
-        once per build, then kept up to date in memory by record_node_state
-        (dbt's graph is one object shared by the build's nodes). -#}
+    {#- Every node's recorded {unique_id: [fingerprint, data_version,
+        inputs_version]}: read once per build, then kept up to date in memory
+        by record_node_state (dbt's graph is one object shared by the
+        build's nodes). `inputs`: each node's input versions, computed once
+        per build (node_input_versions). -#}
     {%- set held = graph.get('agent_eval_states') -%}
     {%- if held is none or held.invocation_id != invocation_id -%}
         {%- set states = {} -%}
-        {%- for row in run_query('select unique_id, fingerprint, data_version from ' ~ build_state_relation()).rows -%}
-            {%- do states.update({row[0]: [row[1], row[2]]}) -%}
+        {%- set query -%}
+            select unique_id, fingerprint, data_version, inputs_version from {{ build_state_relation() }}
+        {%- endset -%}
+        {%- for row in run_query(query).rows -%}
+            {%- do states.update({row[0]: [row[1], row[2], row[3]]}) -%}
         {%- endfor -%}
-        {%- set held = {'invocation_id': invocation_id, 'states': states, 'pending': {}} -%}
+        {%- set held = {'invocation_id': invocation_id, 'states': states, 'pending': {}, 'inputs': {}} -%}
         {%- do graph.update({'agent_eval_states': held}) -%}
     {%- endif -%}
     {{ return(held) }}
 {%- endmacro %}
 
 
-{% macro node_reuse_state() -%}
-    {#- The fingerprint of the running node and whether it can be reused:
-        {fingerprint, reusable, previous_version}. The compiled code is
-        taken without what differs only between a creation and the builds
-        after it (an incremental model's set filter, a Python loader's
-        is_incremental flag): which rows are new is in the inputs' data
-        versions already. -#}
-    {#- an ephemeral model (the agents' interface models) runs nowhere and
+{% macro node_input_versions() -%}
+    {#- The data versions of what the running node reads, computed once per
+        node and build (at its compilation when a set_incremental model asks
+        inputs_unchanged, else at its materialization): {parts: ['<id>=<data
+        version>', ...], version: their digest, none when one is not known}.
+        An ephemeral model (the agents' interface models) runs nowhere and
         records no state: its SQL is inlined in this node's compiled code,
-        so the node depends on what the ephemeral model reads -#}
+        so the node depends on what the ephemeral model reads. -#}
+    {%- set held = build_states() -%}
+    {%- if model.unique_id in held.inputs -%}
+        {{ return(held.inputs[model.unique_id]) }}
+    {%- endif -%}
     {%- set inputs = [] -%}
     {%- set walk = namespace(pending=model.depends_on.nodes | list) -%}
     {%- for _ in range(8) -%}
@@ -93,7 +103,57 @@
         {%- endfor -%}
         {%- set walk.pending = next -%}
     {%- endfor -%}
-    {%- set inputs = inputs | unique | sort | list -%}
+    {%- set known = held.states -%}
+    {%- set parts = [] -%}
+    {%- set complete = [true] -%}
+    {%- for id in inputs | unique | sort -%}
+        {%- if id.startswith('source.') -%}
+            {%- set source_node = graph.sources[id] -%}
+            {%- set count_query -%}
+                select count(*) from {{ source(source_node.source_name, source_node.name) }}
+            {%- endset -%}
+            {%- do parts.append(id ~ '=' ~ run_query(count_query).columns[0].values()[0]) -%}
+        {%- elif id in known -%}
+            {%- do parts.append(id ~ '=' ~ known[id][1]) -%}
+        {%- else -%}
+            {%- do complete.append(false) -%}
+            {%- do parts.append(id ~ '=?') -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- set result = {
+        'parts': parts,
+        'version': (local_md5(parts | join('\x1f')) if false not in complete else none),
+    } -%}
+    {%- do held.inputs.update({model.unique_id: result}) -%}
+    {{ return(result) }}
+{%- endmacro %}
+
+
+{% macro inputs_unchanged() -%}
+    {#- Whether every input of the running node has the data version it had
+        when the node last succeeded (and reuse is on). A set_incremental
+        model asks it when it is compiled: its sets and the rows it holds
+        are then those it left, which had every current set built, so it
+        has no set to build and needs no query to say so. -#}
+    {%- set previous = build_states().states.get(model.unique_id) -%}
+    {%- set current = node_input_versions().version -%}
+    {{ return(
+        reuse_enabled()
+        and previous is not none
+        and current is not none
+        and previous[2] == current
+    ) }}
+{%- endmacro %}
+
+
+{% macro node_reuse_state() -%}
+    {#- The fingerprint of the running node and whether it can be reused:
+        {fingerprint, reusable, previous_version}. The compiled code is
+        taken without what differs only between a creation and the builds
+        after it (an incremental model's set filter, a Python loader's
+        is_incremental flag): which rows are new is in the inputs' data
+        versions already. -#}
+    {%- set inputs = node_input_versions() -%}
     {%- set known = build_states().states -%}
     {%- set parts = [
         'v1',
@@ -111,27 +171,12 @@
         tojson(model.config),
         tojson(model.columns),
         (model.checksum.checksum if model.resource_type == 'seed' else '')
-    ] -%}
-    {%- set complete = [true] -%}
-    {%- for id in inputs -%}
-        {%- if id.startswith('source.') -%}
-            {%- set source_node = graph.sources[id] -%}
-            {%- set count_query -%}
-                select count(*) from {{ source(source_node.source_name, source_node.name) }}
-            {%- endset -%}
-            {%- do parts.append(id ~ '=' ~ run_query(count_query).columns[0].values()[0]) -%}
-        {%- elif id in known -%}
-            {%- do parts.append(id ~ '=' ~ known[id][1]) -%}
-        {%- else -%}
-            {%- do complete.append(false) -%}
-            {%- do parts.append(id ~ '=?') -%}
-        {%- endif -%}
-    {%- endfor -%}
+    ] + inputs.parts -%}
     {%- set fingerprint = local_md5(parts | join('\x1f')) -%}
     {%- set previous = known.get(model.unique_id) -%}
     {%- set reusable = (
         reuse_enabled()
-        and (false not in complete)
+        and inputs.version is not none
         and previous is not none
         and previous[0] == fingerprint
     ) -%}
@@ -151,8 +196,9 @@
         loaders' data versions are their live row counts, so everything
         after them is recomputed). -#}
     {%- set held = build_states() -%}
-    {%- do held.states.update({model.unique_id: [fingerprint, data_version]}) -%}
-    {%- do held.pending.update({model.unique_id: [fingerprint, data_version]}) -%}
+    {%- set state = [fingerprint, data_version, node_input_versions().version] -%}
+    {%- do held.states.update({model.unique_id: state}) -%}
+    {%- do held.pending.update({model.unique_id: state}) -%}
 {%- endmacro %}
 
 
@@ -161,10 +207,12 @@
     {%- set held = graph.get('agent_eval_states') if execute else none -%}
     {%- if held is not none and held.invocation_id == invocation_id and held.pending -%}
         insert or replace into {{ build_state_relation() }}
+            (unique_id, fingerprint, data_version, updated_at, invocation_id, inputs_version)
         values
         {%- for unique_id, state in held.pending.items() %}
             ('{{ unique_id }}', '{{ state[0] }}', '{{ state[1] }}',
-             cast(timezone('UTC', now()) as timestamp), '{{ invocation_id }}')
+             cast(timezone('UTC', now()) as timestamp), '{{ invocation_id }}',
+             {{ "'" ~ state[2] ~ "'" if state[2] is not none else 'null' }})
             {{- ',' if not loop.last }}
         {%- endfor %}
     {%- else -%}

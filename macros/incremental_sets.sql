@@ -98,7 +98,11 @@
         `sets_where`: a further condition on the sets model's columns (as
         kind). `built_where`: which built rows count as built (e.g. rows
         scored with the rules in force; the ledger is then not used): rows a
-        pre-hook deletes must fail it. -#}
+        pre-hook deletes must fail it.
+        When every input has the data version it had at the model's last
+        success (inputs_unchanged), the answer is the empty list without a
+        query: that success built every set then current, and what is
+        current follows from the inputs. -#}
     {%- if not execute -%}
         {{ return(none) }}
     {%- endif -%}
@@ -137,6 +141,12 @@
     {%- do entry.calls.update({key: info}) -%}
     {%- if not is_incremental() -%}
         {{ return(none) }}
+    {%- endif -%}
+    {#- inputs as the model's last success left them: no set to build, and
+        no query to say so (the nightly build with nothing new) -#}
+    {%- if inputs_unchanged() -%}
+        {%- do info.update({'sets': []}) -%}
+        {{ return([]) }}
     {%- endif -%}
     {%- set query -%}
         select set_id, {{ info.version_column }}

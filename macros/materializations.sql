@@ -14,6 +14,13 @@
 -#}
 
 {% macro reused(relation_type) -%}
+    {#- a state recorded without its inputs' digest (a warehouse built
+        before inputs_version was kept) gets it: the fingerprint matched, so
+        the inputs are as they were -#}
+    {%- set previous = build_states().states.get(model.unique_id) -%}
+    {%- if previous[2] != node_input_versions().version -%}
+        {%- do record_node_state(previous[0], previous[1]) -%}
+    {%- endif -%}
     {%- do store_result('main', response='REUSED', agate_table=none) -%}
     {{ return({'relations': [this.incorporate(type=relation_type)]}) }}
 {%- endmacro %}

@@ -11,6 +11,7 @@ tests/fixtures/night2/2026-11-02/resume_agent_basic.csv, by hand:
 
 from __future__ import annotations
 
+import re
 import shutil
 from types import SimpleNamespace
 
@@ -46,8 +47,19 @@ PUBLIC_TABLES = [
 ]
 
 
+# The query by which a set_incremental model asks which sets it has not
+# built yet (macros/incremental_sets.sql, unbuilt_sets), as dbt's debug log
+# shows it: the current sets except the built ones.
+UNBUILT_SETS_QUERY = re.compile(r"\bexcept\s+(?:--[^\n]*\s+)*select distinct set_id\b")
+
+
 def snapshot(wh) -> dict[str, list[tuple]]:
     return {t: wh.query(f"select * from {t} order by all") for t in PUBLIC_TABLES}
+
+
+def unbuilt_sets_queries(wh) -> int:
+    """How many unbuilt-sets queries dbt's log of the warehouse holds."""
+    return len(UNBUILT_SETS_QUERY.findall((wh.paths.log_dir / "dbt.log").read_text(encoding="utf-8")))
 
 
 def test_rerun_without_new_files_changes_nothing(built):
@@ -59,6 +71,28 @@ def test_rerun_without_new_files_changes_nothing(built):
     assert snapshot(warehouse) == before
     assert warehouse.query("select count(*) from raw.raw_resume_agent_rows") == raw_before
     assert warehouse.query("select count(*) from raw.raw_drop_files") == [(1,)]
+    # no input of a set-grained model changed since it last ran: it has no
+    # set to build, known without asking the warehouse
+    # (docs/decisions/0058-no-set-query-when-inputs-are-unchanged.md)
+    assert unbuilt_sets_queries(warehouse) == 0
+
+
+def test_states_recorded_without_input_versions_get_them_when_reused(built):
+    warehouse, code = built("night2")
+    assert code == EXIT_OK
+    before = snapshot(warehouse)
+    # a warehouse whose node states were recorded before their inputs' digest was
+    with duckdb.connect(str(warehouse.paths.db_path)) as con:
+        con.execute("update build_state.node_state set inputs_version = null")
+    assert warehouse.build(data_tests=False) == EXIT_OK
+    assert snapshot(warehouse) == before
+    # the models asked which sets to build, as before the digest was kept
+    assert unbuilt_sets_queries(warehouse) > 0
+    # and every reused model and seed has its digest again: the next night
+    # asks nothing
+    assert warehouse.query(
+        "select count(*) from build_state.node_state where inputs_version is null and unique_id not like 'test.%'"
+    ) == [(0,)]
 
 
 def test_night2_scores(built):
