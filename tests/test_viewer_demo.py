@@ -246,6 +246,26 @@ def test_every_link_of_each_agents_compare_pages_answers(client, published):
     assert any(link.startswith("/item?") for link in answered)  # agents with item pages keep the link
 
 
+def test_every_link_of_the_overview_and_each_index_page_answers(client):
+    """The overview and every page its links reach in one step (the agents'
+    index pages among them): each link on them answers 200. A run listed on
+    an agent's index page links to a set page only where one exists (an
+    engagement run without expected answers has no metrics to show)."""
+    overview = get(client, "/")
+    pages = {"/": overview}
+    for link in hrefs(overview):
+        if not link.startswith("/download/") and link not in pages:
+            pages[link] = get(client, link)
+    answered: dict[str, int] = {}
+    for page in pages.values():
+        for link in hrefs(page):
+            if link.startswith("/") and not link.startswith("/download/") and link not in answered:
+                answered[link] = client.get(link).status_code
+    failed = {link: status for link, status in answered.items() if status != 200}
+    assert not failed, list(failed.items())[:10]
+    assert any(link.startswith("/engagement") for link in pages)  # an agent's index page was reached
+
+
 # ---------------------------------------------------------------- the newcomer's path
 
 

@@ -23,6 +23,8 @@ RUNS_SQL = (
     "interpretation_band, interpretation_label, interpretation_label_en, n_rejected_lines "
     "from marts.engagement_run_scores order by drop_date desc, run_id"
 )
+# the runs that have a set page (the viewer finds a set by its metrics)
+PAGED_SQL = "select distinct set_id from marts.history_set_metrics where agent = 'engagement'"
 # a run's expected against actual, per metric (one ?: the set)
 RUN_METRICS_SQL = (
     "select metric, metric_kind, expected_value, actual_value, abs_error, relative_error, similarity, weight "
@@ -52,8 +54,11 @@ def persona_metrics_sql(shown: bool) -> str:
 
 
 def index_page(cur: Cursor) -> dict[str, Any]:
-    """The context of the page of every engagement run (INDEX_TEMPLATE)."""
-    return {"runs": rows(cur, RUNS_SQL)}
+    """The context of the page of every engagement run (INDEX_TEMPLATE).
+    A run has a set page only when it has metrics (a run without expected
+    answers has none): only those runs are linked."""
+    paged = {r["set_id"] for r in rows(cur, PAGED_SQL)}
+    return {"runs": rows(cur, RUNS_SQL), "paged": paged}
 
 
 def set_page(cur: Cursor, set_id: str, args: dict[str, str]) -> dict[str, Any]:
