@@ -120,8 +120,8 @@ class Warehouse:
     ) -> int:
         """cmd_build, without dbt unit tests unless ``unit_tests``;
         ``data_tests=False`` also leaves the data tests out (for builds that
-        check loading, not the tests: about half of a build's time is its
-        ~500 data tests)."""
+        check loading, not the tests; the saving is small, since most of a
+        build's time is dbt's work per node, not the tests' queries)."""
         code = cli.cmd_build(
             self.paths, full_refresh=full_refresh, reports=reports, data_tests=data_tests, unit_tests=unit_tests
         )
