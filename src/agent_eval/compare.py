@@ -75,7 +75,6 @@ class Comparison:
     # with compare(versus=..., top_n=...): the first top_n items of each
     # change of the reference against `versus`, each with its change's
     # count n_change (compare_changed_items' rows, from the same pairing)
-    versus: str | None = None
     changed_items: list[dict[str, Any]] = field(default_factory=list)
 
     def grid(self) -> list[dict[str, Any]]:
@@ -161,6 +160,15 @@ def check_sets(cur: Cursor, sets: list[str]) -> tuple[str, dict[str, int]]:
     return agents[0], {s: found[s]["n_items"] for s in sets}
 
 
+def versus_of(sets: list[str], versus: str | None) -> str:
+    """The set the reference's items are paired with: ``versus`` (one of
+    the compared sets after the first), default the second."""
+    versus = versus or sets[1]
+    if versus not in sets[1:]:
+        raise CompareError(f"versus must be one of the compared sets after the first, not {versus[:80]!r}")
+    return versus
+
+
 # the columns of compare_metrics' rows (compare_pair's rows of row_type 'metric')
 METRIC_ROW_COLUMNS = (*METRIC_COLUMNS, "metric_order")
 
@@ -175,20 +183,17 @@ def compare(cur: Cursor, sets: list[str], versus: str | None = None, top_n: int 
     result = Comparison(sets=list(sets), agent=agent, n_items=n_items)
     if not all(n_items.values()):
         return metrics_only(cur, result)
-    if versus is not None and versus not in sets[1:]:
-        raise CompareError(f"versus must be one of the compared sets after the first, not {versus!r}")
+    if versus is not None:
+        versus = versus_of(sets, versus)
     for other in sets[1:]:
         if other == versus and top_n is not None:
             both = rows(cur, "select * from marts.compare_pair(?, ?, ?)", [sets[0], other, top_n])
             result.metrics.extend({c: r[c] for c in METRIC_ROW_COLUMNS} for r in both if r["row_type"] == "metric")
-            result.versus = other
             result.changed_items = [
-                {c: v for c, v in r.items() if c in ("set_a", "set_b") or c not in METRIC_ROW_COLUMNS}
+                {c: v for c, v in r.items() if c in ("set_a", "set_b") or c not in (*METRIC_ROW_COLUMNS, "row_type")}
                 for r in both
                 if r["row_type"] == "item"
             ]
-            for item in result.changed_items:
-                del item["row_type"]
             continue
         result.metrics.extend(rows(cur, "select * from marts.compare_metrics(?, ?)", [sets[0], other]))
     # the reference column of the grid: its own values, nothing to test

@@ -60,19 +60,12 @@ CSP = (
 log = logging.getLogger("agent_eval.viewer")
 
 
-def viewer_part(name: str) -> Any:
-    """The viewer part of the registered agent ``name`` (its pages), or
-    None: no such agent, or an agent without pages of its own."""
-    agent = registry.by_name().get(name)
-    return agent.part("viewer") if agent is not None else None
-
-
 def has_item_pages(name: str) -> bool:
     """Whether agent ``name`` has item pages (/item): its viewer part
     declares an item table. The compare links an item's line there only
     then; the item of two sets side by side (/compare/item) serves every
     agent with items."""
-    return getattr(viewer_part(name), "ITEM_TABLE", None) is not None
+    return pages.item_table_of(name) is not None
 
 
 def agent_templates() -> PrefixLoader:
@@ -100,7 +93,7 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
     app.config.update(JSON_AS_ASCII=False, TEMPLATES_AUTO_RELOAD=False)
     app.jinja_loader = ChoiceLoader([app.jinja_loader, agent_templates()])
     # the agents' pages in the navigation bar (the viewer parts with an index page)
-    parts = {agent.name: viewer_part(agent.name) for agent in registry.registered()}
+    parts = {agent.name: pages.viewer_part(agent.name) for agent in registry.registered()}
     indexes = [{"name": name, "title": part.INDEX_TITLE} for name, part in parts.items() if hasattr(part, "index_page")]
     app.jinja_env.globals.update(agent_labels=registry.labels(), agent_indexes=indexes)
     app.jinja_env.filters.update(num=fmt_number, pct=fmt_percent, iso=fmt_date)
@@ -232,7 +225,7 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
             c for c in pages.compare_choices(cur, agent, found["set_id"]) if c["set_id"] != found["set_id"]
         ]
         context["compare_default"] = pages.baseline_of(cur, found["set_id"])
-        part = viewer_part(agent)
+        part = pages.viewer_part(agent)
         spec = getattr(part, "ITEM_TABLE", None)
         if spec is not None:
             context.update(
@@ -250,14 +243,7 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
     @app.get("/item")
     def item_page() -> str:
         cur = cursor()
-        found = pages.find_set(cur, request.args.get("set"))
-        line = pages.parse_int(request.args.get("line"), "line", 0, 1)
-        if not line:
-            raise pages.BadRequest("line (the item's line number) is required")
-        part = viewer_part(found["agent"])
-        spec = getattr(part, "ITEM_TABLE", None)
-        if spec is None:
-            raise pages.NotFound(f"set {found['set_id']!r} ({found['agent']}) has no item pages")
+        found, spec, line = pages.item_request(cur, request.args)
         return render_template("item.html", set=found, page="set", **pages.item(cur, spec, found["set_id"], line))
 
     @app.get("/compare")
@@ -327,7 +313,7 @@ def create_app(published_db: Path, token: str | None = None) -> Flask:
 
     @app.get("/<name>")
     def agent_index(name: str) -> str:
-        part = viewer_part(name)
+        part = pages.viewer_part(name)
         if part is None or not hasattr(part, "index_page"):
             raise pages.NotFound(f"no page {name!r}")
         return render_template(template_of(name, part.INDEX_TEMPLATE), page=name, **part.index_page(cursor()))

@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
-import unicodedata
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -45,38 +44,18 @@ CHANGE_GROUPS = {
 }
 
 
-def item_spec(cur: Cursor, set_id: str | None) -> tuple[dict[str, Any], Any]:
-    """The set and its agent's item table (404 for an agent without one)."""
-    found = pages.find_set(cur, set_id)
-    agent = registry.by_name().get(found["agent"])
-    part = agent.part("viewer") if agent is not None else None
-    spec = getattr(part, "ITEM_TABLE", None)
-    if spec is None:
-        raise pages.NotFound(f"set {found['set_id']!r} ({found['agent']}) has no item table")
-    return found, spec
-
-
 def set_items(cur: Cursor, args: Any) -> Table:
     """A set's item table (agents with items), its filters and sort applied,
     every matching item (not one page), question and answer whole."""
-    found, spec = item_spec(cur, args.get("id"))
+    found, spec = pages.item_spec(cur, args.get("id"))
     chosen = pages.item_filter(cur, spec, found["set_id"], args)
     sql = f"{pages.item_rows_sql(spec, chosen.condition, preview=None)} order by {chosen.order}"
     return Table(sql, chosen.params, f"items_{found['set_id']}")
 
 
-def item_line(cur: Cursor, args: Any) -> tuple[dict[str, Any], Any, int]:
-    """The set, item table and line of an item page's download (set=, line=)."""
-    found, spec = item_spec(cur, args.get("set"))
-    line = pages.parse_int(args.get("line"), "line", 0, 1)
-    if not line:
-        raise pages.BadRequest("line (the item's line number) is required")
-    return found, spec, line
-
-
 def item_checks(cur: Cursor, args: Any) -> Table:
     """An item page's checks (agents whose item table has checks)."""
-    found, spec, line = item_line(cur, args)
+    found, spec, line = pages.item_request(cur, args)
     if spec.checks_sql is None:
         raise pages.NotFound(f"set {found['set_id']!r} ({found['agent']}) has no checks")
     return Table(spec.checks_sql, [found["set_id"], line], f"checks_{found['set_id']}_{line}")
@@ -84,7 +63,7 @@ def item_checks(cur: Cursor, args: Any) -> Table:
 
 def item_rounds(cur: Cursor, args: Any) -> Table:
     """An item page's table of the same query's other rounds."""
-    found, spec, line = item_line(cur, args)
+    found, spec, line = pages.item_request(cur, args)
     query_id = pages.scalar(
         cur, f"select query_id from {spec.table} where set_id = ? and line_number = ?", [found["set_id"], line]
     )
@@ -99,7 +78,7 @@ def set_distribution(kind: str) -> Callable[[Cursor, Any], Table]:
     percentiles)."""
 
     def build(cur: Cursor, args: Any) -> Table:
-        found, spec = item_spec(cur, args.get("id"))
+        found, spec = pages.item_spec(cur, args.get("id"))
         sql = {
             "rounds": spec.rounds_sql,
             "scores": pages.score_bins_sql(spec),
@@ -237,17 +216,8 @@ def compare_items(cur: Cursor, args: Any) -> Table:
 def compare_item(cur: Cursor, args: Any) -> Table:
     """One item key of two sets side by side (/compare/item): its row of
     compare_items, both answers whole."""
-    sets = pages.compare_sets(args)
-    if len(sets) != 2:
-        raise pages.BadRequest("an item is compared between two sets: sets=A&sets=B&query=...&round=...")
-    query_id, round_ = args.get("query"), args.get("round")
-    if not query_id or round_ is None:
-        raise pages.BadRequest("query and round (the item key) are required")
-    for set_id in sets:
-        pages.find_set(cur, set_id)
-    key = [unicodedata.normalize("NFC", query_id), unicodedata.normalize("NFC", round_)]
-    sql = "select * from marts.compare_items(?, ?) where query_id = ? and round = ?"
-    return Table(sql, [*sets, *key], f"compare_item_{key[0]}_{key[1]}")
+    sql, params = pages.compare_item_query(cur, pages.compare_sets(args), args.get("query"), args.get("round"))
+    return Table(sql, params, f"compare_item_{params[2]}_{params[3]}")
 
 
 # every downloadable table of the viewer, by the name in its URL

@@ -70,6 +70,18 @@ def reason_labels(cur: Cursor) -> dict[str, dict[str, Any]]:
 # ---------------------------------------------------------------- sets
 
 
+def viewer_part(name: str) -> Any:
+    """The viewer part of the registered agent ``name`` (its pages), or
+    None: no such agent, or an agent without pages of its own."""
+    agent = registry.by_name().get(name)
+    return agent.part("viewer") if agent is not None else None
+
+
+def item_table_of(agent: str) -> ItemTable | None:
+    """The item table agent ``agent`` declares (its item pages), or None."""
+    return getattr(viewer_part(agent), "ITEM_TABLE", None)
+
+
 def find_set(cur: Cursor, set_id: str | None) -> dict[str, Any]:
     if not set_id:
         raise BadRequest("id (the set id) is required")
@@ -467,6 +479,25 @@ def item_table(cur: Cursor, spec: ItemTable, set_id: str, args: dict[str, str]) 
     }
 
 
+def item_spec(cur: Cursor, set_id: str | None) -> tuple[dict[str, Any], ItemTable]:
+    """The set and its agent's item table (404 for an agent without one)."""
+    found = find_set(cur, set_id)
+    spec = item_table_of(found["agent"])
+    if spec is None:
+        raise NotFound(f"set {found['set_id']!r} ({found['agent']}) has no item table")
+    return found, spec
+
+
+def item_request(cur: Cursor, args: Any) -> tuple[dict[str, Any], ItemTable, int]:
+    """The set, item table and line of an item page or its downloads
+    (set=, line=)."""
+    found, spec = item_spec(cur, args.get("set"))
+    line = parse_int(args.get("line"), "line", 0, 1)
+    if not line:
+        raise BadRequest("line (the item's line number) is required")
+    return found, spec, line
+
+
 def other_rounds_sql(spec: ItemTable, preview: int | None = TEXT_PREVIEW) -> str:
     """The item page's other rounds of its query (three ?: the set, the
     query, the item's line), the answer cut to ``preview`` characters
@@ -595,10 +626,10 @@ def compare_sets(args: Any) -> list[str]:
 def compare_versus(sets: list[str], versus: str | None) -> str:
     """The set the reference's items are paired with: ``versus`` (one of
     the compared sets after the first), default the second."""
-    versus = versus or sets[1]
-    if versus not in sets[1:]:
-        raise BadRequest(f"versus must be one of the compared sets after the first, not {versus[:80]!r}")
-    return versus
+    try:
+        return compare_mod.versus_of(sets, versus)
+    except compare_mod.CompareError as err:
+        raise BadRequest(str(err)) from None
 
 
 def compare_choices(cur: Cursor, agent: str, set_id: str | None = None) -> list[dict[str, Any]]:
@@ -738,20 +769,24 @@ def word_diff(old: str | None, new: str | None) -> list[tuple[str, str]]:
     return runs
 
 
-def compare_item(cur: Cursor, sets: list[str], query_id: str | None, round_: str | None) -> dict[str, Any]:
-    """One item key of two sets side by side: both rows of compare_items and
-    the word-level diff of the two answers."""
+def compare_item_query(cur: Cursor, sets: list[str], query_id: str | None, round_: str | None) -> tuple[str, list[Any]]:
+    """The query of one item key of two sets (their row of compare_items)
+    and its parameters, the request checked: the side by side page and its
+    download both run it."""
     if len(sets) != 2:
         raise BadRequest("an item is compared between two sets: /compare/item?sets=A&sets=B&query=...&round=...")
     if not query_id or round_ is None:
         raise BadRequest("query and round (the item key) are required")
     for set_id in sets:
         find_set(cur, set_id)
-    found = one(
-        cur,
-        "select * from marts.compare_items(?, ?) where query_id = ? and round = ?",
-        [sets[0], sets[1], unicodedata.normalize("NFC", query_id), unicodedata.normalize("NFC", round_)],
-    )
+    key = [unicodedata.normalize("NFC", query_id), unicodedata.normalize("NFC", round_)]
+    return "select * from marts.compare_items(?, ?) where query_id = ? and round = ?", [*sets, *key]
+
+
+def compare_item(cur: Cursor, sets: list[str], query_id: str | None, round_: str | None) -> dict[str, Any]:
+    """One item key of two sets side by side: both rows of compare_items and
+    the word-level diff of the two answers."""
+    found = one(cur, *compare_item_query(cur, sets, query_id, round_))
     if found is None:
         raise NotFound(f"no item {query_id!r} round {round_!r} in either set")
     return {"item": found, "diff": word_diff(found["message_a"], found["message_b"])}

@@ -8,9 +8,12 @@ the pages from these)."""
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
+
+from agent_eval.db import Cursor, one
 
 PER_PAGE = (25, 50, 100, 200)
 MAX_QUERY_CHARS = 200  # a longer free-text search is a malformed request
@@ -44,6 +47,18 @@ class Table:
     sql: str
     params: list[Any]
     name: str
+
+
+def set_in(cur: Cursor, table: str, set_id: str | None, what: str) -> str:
+    """The set of a download's ``id`` in an agent's ``table`` (text from
+    the agent's code), NFC as set ids are stored; 400 without an id, 404
+    for a set the table does not hold (``what`` names it)."""
+    if not set_id:
+        raise BadRequest("id (the set id) is required")
+    found = one(cur, f"select set_id from {table} where set_id = ?", [unicodedata.normalize("NFC", set_id)])
+    if found is None:
+        raise NotFound(f"no {what} {set_id!r} in the published file")
+    return found["set_id"]
 
 
 # ---------------------------------------------------------------- parameters

@@ -5,13 +5,12 @@ from the navigation bar. Their tables download as CSV and Parquet
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable
 from typing import Any
 
 from agent_eval.agents.engagement.report import PERSONA_LIMIT, SHOWN_PERSONAS
 from agent_eval.db import Cursor, one, rows
-from agent_eval.viewer.parts import BadRequest, NotFound, Table
+from agent_eval.viewer.parts import NotFound, Table, set_in
 
 TEMPLATE = "set_engagement.html"
 INDEX_TEMPLATE = "engagement.html"
@@ -85,15 +84,8 @@ def set_page(cur: Cursor, set_id: str, args: dict[str, str]) -> dict[str, Any]:
 
 
 def engagement_set(cur: Cursor, set_id: str | None) -> str:
-    """The engagement run of a download's ``id`` (NFC, as set ids are stored)."""
-    if not set_id:
-        raise BadRequest("id (the set id) is required")
-    found = one(
-        cur, "select set_id from marts.engagement_run_scores where set_id = ?", [unicodedata.normalize("NFC", set_id)]
-    )
-    if found is None:
-        raise NotFound(f"no engagement run in set {set_id!r}")
-    return found["set_id"]
+    """The engagement run of a download's ``id``."""
+    return set_in(cur, "marts.engagement_run_scores", set_id, "engagement run")
 
 
 def download_runs(cur: Cursor, args: Any) -> Table:

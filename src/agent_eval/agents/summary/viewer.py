@@ -6,13 +6,12 @@ agent_eval.viewer.downloads)."""
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable
 from typing import Any
 
 from agent_eval import db
 from agent_eval.db import Cursor, one, rows
-from agent_eval.viewer.parts import MAX_QUERY_CHARS, BadRequest, NotFound, Table, parse_choice, pretty_json
+from agent_eval.viewer.parts import MAX_QUERY_CHARS, BadRequest, Table, parse_choice, pretty_json, set_in
 
 TEMPLATE = "set_summary.html"
 
@@ -86,17 +85,8 @@ def set_page(cur: Cursor, set_id: str, args: dict[str, str]) -> dict[str, Any]:
 
 
 def summary_set(cur: Cursor, set_id: str | None) -> str:
-    """The summary set of a download's ``id`` (NFC, as set ids are stored)."""
-    if not set_id:
-        raise BadRequest("id (the set id) is required")
-    found = one(
-        cur,
-        "select set_id from marts.summary_set_scores where set_id = ?",
-        [unicodedata.normalize("NFC", set_id)],
-    )
-    if found is None:
-        raise NotFound(f"no summary set {set_id!r} in the published file")
-    return found["set_id"]
+    """The summary set of a download's ``id``."""
+    return set_in(cur, "marts.summary_set_scores", set_id, "summary set")
 
 
 def download_cases(cur: Cursor, args: Any) -> Table:
