@@ -20,6 +20,18 @@
   - a source (the judge's append-only table): its row count, read when a
     node that reads it runs.
   `--full-refresh` or `--vars '{reuse: false}'` executes every node.
+
+  Versions by kind (docs/decisions/0059-versions-by-input-kind.md): a
+  shared relation with a column `kind` whose config has
+  `meta: {versions_by_kind: true}` (the manifest, the file versions, the
+  current sets) also records one version per kind, a digest of its rows
+  of that kind, computed when its data version changes. A model of one
+  agent (in models/<layer>/<agent>/, agent in var('agents'), and every
+  ephemeral model it reads in the same folder) reads only its agent's
+  kinds of it (the registry seed's input_kinds): the versions of those
+  kinds are in its fingerprint instead of the whole relation's, so a file
+  of another agent leaves it reused. Every other reader (shared models,
+  data tests) sees the whole version.
 -#}
 
 {% macro build_state_relation() -%}
@@ -42,6 +54,8 @@
     );
     -- a warehouse created before the column
     alter table build_state.node_state add column if not exists inputs_version varchar;
+    -- {kind: version} of a relation versioned by kind (json)
+    alter table build_state.node_state add column if not exists kind_versions varchar;
     create table if not exists build_state.built_sets (
         unique_id varchar not null,
         set_id varchar not null,
@@ -57,7 +71,7 @@
 
 {% macro build_states() -%}
     {#- Every node's recorded {unique_id: [fingerprint, data_version,
-        inputs_version]}: read once per build, then kept up to date in memory
+        inputs_version, kind_versions (a dict, or none)]}: read once per build, then kept up to date in memory
         by record_node_state (dbt's graph is one object shared by the
         build's nodes). `inputs`: each node's input versions, computed once
         per build (node_input_versions). -#}
@@ -65,12 +79,17 @@
     {%- if held is none or held.invocation_id != invocation_id -%}
         {%- set states = {} -%}
         {%- set query -%}
-            select unique_id, fingerprint, data_version, inputs_version from {{ build_state_relation() }}
+            select unique_id, fingerprint, data_version, inputs_version, kind_versions
+            from {{ build_state_relation() }}
         {%- endset -%}
         {%- for row in run_query(query).rows -%}
-            {%- do states.update({row[0]: [row[1], row[2], row[3]]}) -%}
+            {%- do states.update({row[0]: [
+                row[1], row[2], row[3], (fromjson(row[4]) if row[4] is not none else none)
+            ]}) -%}
         {%- endfor -%}
-        {%- set held = {'invocation_id': invocation_id, 'states': states, 'pending': {}, 'inputs': {}} -%}
+        {%- set held = {
+            'invocation_id': invocation_id, 'states': states, 'pending': {}, 'inputs': {}, 'kinds': none
+        } -%}
         {%- do graph.update({'agent_eval_states': held}) -%}
     {%- endif -%}
     {{ return(held) }}
@@ -90,12 +109,19 @@
         {{ return(held.inputs[model.unique_id]) }}
     {%- endif -%}
     {%- set inputs = [] -%}
+    {%- set agent = node_agent(model) if model.resource_type == 'model' else none -%}
+    {%- set scope = namespace(agent=agent) -%}
     {%- set walk = namespace(pending=model.depends_on.nodes | list) -%}
     {%- for _ in range(8) -%}
         {%- set next = [] -%}
         {%- for id in walk.pending -%}
             {%- set node = graph.nodes.get(id) -%}
             {%- if node is not none and node.config.materialized == 'ephemeral' -%}
+                {#- an ephemeral model of another folder: its SQL may read
+                    other kinds, so the whole versions are read -#}
+                {%- if node_agent(node) != agent -%}
+                    {%- set scope.agent = none -%}
+                {%- endif -%}
                 {%- do next.extend(node.depends_on.nodes) -%}
             {%- else -%}
                 {%- do inputs.append(id) -%}
@@ -106,8 +132,22 @@
     {%- set known = held.states -%}
     {%- set parts = [] -%}
     {%- set complete = [true] -%}
+    {%- set kinds = agent_kinds(scope.agent) if scope.agent is not none else none -%}
     {%- for id in inputs | unique | sort -%}
-        {%- if id.startswith('source.') -%}
+        {%- set versions_by_kind = known[id][3] if id in known else none -%}
+        {%- if kinds is not none and versions_by_kind is not none
+            and graph.nodes.get(id, {}).get('config', {}).get('meta', {}).get('versions_by_kind') -%}
+            {%- if not parts or not parts[0].startswith('kinds:') -%}
+                {#- the kinds read, and the registry file they come from:
+                    a changed seed executes the reader (the seed's relation
+                    may be loaded later in this build) -#}
+                {%- do parts.insert(0, 'kinds:' ~ scope.agent ~ '=' ~ (kinds | join(' '))
+                    ~ '@' ~ registry_seed().checksum.checksum) -%}
+            {%- endif -%}
+            {%- for kind in kinds | sort -%}
+                {%- do parts.append(id ~ '[' ~ kind ~ ']=' ~ versions_by_kind.get(kind, 'none')) -%}
+            {%- endfor -%}
+        {%- elif id.startswith('source.') -%}
             {%- set source_node = graph.sources[id] -%}
             {%- set count_query -%}
                 select count(*) from {{ source(source_node.source_name, source_node.name) }}
@@ -126,6 +166,69 @@
     } -%}
     {%- do held.inputs.update({model.unique_id: result}) -%}
     {{ return(result) }}
+{%- endmacro %}
+
+
+{% macro node_agent(node) -%}
+    {#- The agent whose folder holds `node` (models/<layer>/<agent>/...),
+        none for a shared one. -#}
+    {%- set fqn = node.fqn or [] -%}
+    {{ return(fqn[2] if fqn | length > 3 and fqn[2] in var('agents') else none) }}
+{%- endmacro %}
+
+
+{% macro registry_seed() -%}
+    {{ return(graph.nodes.get('seed.' ~ project_name ~ '.agents')) }}
+{%- endmacro %}
+
+
+{% macro agent_kinds(agent) -%}
+    {#- The input kinds of `agent` as the registry seed's relation lists
+        them (read once per build), none when it is not loaded yet. -#}
+    {%- set held = build_states() -%}
+    {%- if held.kinds is none -%}
+        {%- set seed = registry_seed() -%}
+        {%- set found = {} -%}
+        {%- set relation = adapter.get_relation(
+            database=seed.database, schema=seed.schema, identifier=seed.alias or seed.name
+        ) if seed is not none else none -%}
+        {%- if relation is not none -%}
+            {%- for row in run_query('select agent, input_kinds from ' ~ relation).rows -%}
+                {%- do found.update({row[0]: (row[1] or '').split()}) -%}
+            {%- endfor -%}
+        {%- endif -%}
+        {%- do held.update({'kinds': found}) -%}
+    {%- endif -%}
+    {{ return(held.kinds.get(agent)) }}
+{%- endmacro %}
+
+
+{% macro kind_versions(relation, data_version) -%}
+    {#- {kind: digest of its rows} of a relation versioned by kind, for the
+        running node that just recorded `data_version`: kept from its last
+        state when that had the same data version (same rows), else one
+        grouped query. none for any other node. -#}
+    {%- if not (model.config.get('meta') or {}).get('versions_by_kind') -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set previous = build_states().states.get(model.unique_id) -%}
+    {%- if previous is not none and previous[1] == data_version and previous[3] is not none -%}
+        {{ return(previous[3]) }}
+    {%- endif -%}
+    {%- set query -%}
+        with hashed as (
+            select kind, md5(cast(t as varchar)) as row_hash
+            from {{ relation }} as t
+        )
+        select coalesce(kind, ''), md5(string_agg(row_hash, ',' order by row_hash))
+        from hashed
+        group by kind
+    {%- endset -%}
+    {%- set versions = {} -%}
+    {%- for row in run_query(query).rows -%}
+        {%- do versions.update({row[0]: row[1]}) -%}
+    {%- endfor -%}
+    {{ return(versions) }}
 {%- endmacro %}
 
 
@@ -196,7 +299,9 @@
         loaders' data versions are their live row counts, so everything
         after them is recomputed). -#}
     {%- set held = build_states() -%}
-    {%- set state = [fingerprint, data_version, node_input_versions().version] -%}
+    {%- set state = [
+        fingerprint, data_version, node_input_versions().version, kind_versions(this, data_version)
+    ] -%}
     {%- do held.states.update({model.unique_id: state}) -%}
     {%- do held.pending.update({model.unique_id: state}) -%}
 {%- endmacro %}
@@ -207,12 +312,13 @@
     {%- set held = graph.get('agent_eval_states') if execute else none -%}
     {%- if held is not none and held.invocation_id == invocation_id and held.pending -%}
         insert or replace into {{ build_state_relation() }}
-            (unique_id, fingerprint, data_version, updated_at, invocation_id, inputs_version)
+            (unique_id, fingerprint, data_version, updated_at, invocation_id, inputs_version, kind_versions)
         values
         {%- for unique_id, state in held.pending.items() %}
             ('{{ unique_id }}', '{{ state[0] }}', '{{ state[1] }}',
              cast(timezone('UTC', now()) as timestamp), '{{ invocation_id }}',
-             {{ "'" ~ state[2] ~ "'" if state[2] is not none else 'null' }})
+             {{ "'" ~ state[2] ~ "'" if state[2] is not none else 'null' }},
+             {{ "'" ~ (tojson(state[3]) | replace("'", "''")) ~ "'" if state[3] is not none else 'null' }})
             {{- ',' if not loop.last }}
         {%- endfor %}
     {%- else -%}
