@@ -33,7 +33,9 @@ next to it.
 
 --smoke is the test suite's run at tiny sizes (tests/test_bench.py): every
 step once, the generated drops' builds after the full build on the resume
-agent's lineage only (SMOKE_BUILD); never judged, never BENCHMARKS.md.
+agent's lineage only (SMOKE_BUILD); never judged, never BENCHMARKS.md. With
+--smoke-from, it starts from a warehouse of the sample drops already built
+(the test suite's demo warehouse) instead of building them twice more.
 """
 
 from __future__ import annotations
@@ -800,6 +802,9 @@ class Bench:
     results: dict[str, list[Run]]
     nodes: dict[str, dict[str, Any]]
     smoke: bool = False
+    # a smoke run's warehouse of the sample drops, built already (--smoke-from):
+    # a folder holding SAMPLES_DB and dbt/target/PARSE_STATE
+    samples_from: Path | None = None
 
     @property
     def next_build(self) -> list[str]:
@@ -852,6 +857,13 @@ class Bench:
         if name not in self.nodes:
             self.nodes[name] = build_nodes(target)
 
+    def same_as(self, name: str, measured: str) -> None:
+        """The figure ``name`` is the run of ``measured``: a smoke run's
+        two steps that would build the same state, measured once."""
+        self.results[name] = self.results[measured]
+        if measured in self.nodes:
+            self.nodes[name] = self.nodes[measured]
+
 
 def setup(args: argparse.Namespace) -> tuple[Bench, dict[str, Path]]:
     """Drops (generated once), the sample drops, dbt's parse state."""
@@ -874,14 +886,19 @@ def setup(args: argparse.Namespace) -> tuple[Bench, dict[str, Path]]:
         "empty": [],  # no file at all: dbt's fixed cost
         "samples": sorted(p for p in samples_dir.iterdir() if p.is_dir()),  # `agent-eval samples`
     }
-    bench = Bench(work, drops, db, dbt_env(work, db, drops), layouts, {}, {}, smoke=args.smoke)
+    samples_from = Path(args.smoke_from).resolve() if args.smoke_from else None
+    bench = Bench(
+        work, drops, db, dbt_env(work, db, drops), layouts, {}, {}, smoke=args.smoke, samples_from=samples_from
+    )
     # parse the project once, so every build below uses partial parsing as
     # a nightly job does; from nothing: a parse state left in --work by a
     # copy of the project elsewhere would be reused with that copy's seed
-    # paths (dbt keeps them absolute)
+    # paths (dbt keeps them absolute). A smoke run from a built warehouse of
+    # the samples leaves that parse to its first build (one dbt start fewer)
     (work / "dbt" / "target" / PARSE_STATE).unlink(missing_ok=True)
-    stage(drops, [])
-    measure(dbt_cmd("parse"), bench.env, bench.logs / "parse.log")
+    if samples_from is None:
+        stage(drops, [])
+        measure(dbt_cmd("parse"), bench.env, bench.logs / "parse.log")
     return bench, folders
 
 
@@ -923,15 +940,33 @@ def demo_step(bench: Bench) -> tuple[list[str], dict[str, str]]:
     return cmd, env
 
 
+SAMPLES_DB = "warehouse.duckdb"  # the file of a --smoke-from folder
+
+
 def first_runs(bench: Bench) -> Path:
     """Once per invocation: the first plain `dbt build` of the sample drops
     (its warehouse is the template of every second run), and the cold first
-    runs of `evaluate` (empty cache) and `demo` (no dbt parse state)."""
-    bench.build("plain_first", "samples", cmd=PLAIN_BUILD)
+    runs of `evaluate` (empty cache) and `demo` (no dbt parse state).
+
+    A smoke run from a built warehouse of the samples (``samples_from``)
+    builds them on a copy of it, which is the state the first plain build
+    would leave, so that build is the second run's night with nothing new
+    (one_round takes it as the second run's figure); its demo starts from
+    that warehouse's parse state (its file is named as the demo's) and
+    reports folder, as a second demo does, so the cold demo is the warm one,
+    measured once in one_round."""
+    template = bench.samples_from / SAMPLES_DB if bench.samples_from is not None else None
+    bench.build("plain_first", "samples", template=template, cmd=PLAIN_BUILD)
     samples_db = copy_db(bench.db, bench.runs_dir / "samples.duckdb")
     shutil.rmtree(bench.work / "evaluate", ignore_errors=True)
     bench.timed("evaluate_cold", *evaluate_step(bench), ok=EVALUATE_OK)
     shutil.rmtree(bench.work / "demo", ignore_errors=True)
+    if bench.samples_from is not None:
+        state = bench.work / "demo" / "dbt" / "target" / PARSE_STATE
+        state.parent.mkdir(parents=True)
+        shutil.copyfile(bench.samples_from / "dbt" / "target" / PARSE_STATE, state)
+        shutil.copytree(bench.samples_from / "reports", bench.work / "demo" / "reports")
+        return samples_db
     bench.timed("demo_cold", *demo_step(bench))
     bench.note_nodes("demo_cold", bench.work / "demo" / "dbt" / "target")
     return samples_db
@@ -959,7 +994,10 @@ def one_round(bench: Bench, i: int, big_csv: Path, samples_db: Path, n_big: int,
     bench.build("unchanged", "incremental", keep=True, cmd=bench.next_build)  # the next night, no new file
     bench.build("small", "small", cmd=bench.next_build)
     bench.build("empty", "empty", cmd=bench.next_build)
-    bench.build("plain", "samples", template=samples_db, cmd=PLAIN_BUILD)
+    if bench.samples_from is not None and i == 0:
+        bench.same_as("plain", "plain_first")
+    else:
+        bench.build("plain", "samples", template=samples_db, cmd=PLAIN_BUILD)
     reports = bench.runs_dir / "reports"
     shutil.rmtree(reports, ignore_errors=True)
     render = [
@@ -975,6 +1013,8 @@ def one_round(bench: Bench, i: int, big_csv: Path, samples_db: Path, n_big: int,
     bench.timed("evaluate", *evaluate_step(bench), ok=EVALUATE_OK)
     bench.timed("demo", *demo_step(bench))
     bench.note_nodes("demo", bench.work / "demo" / "dbt" / "target")
+    if bench.samples_from is not None and i == 0:
+        bench.same_as("demo_cold", "demo")
     return checked
 
 
@@ -1247,6 +1287,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             "worked_example_lines": worked_example_lines(),
             "scale": args.scale or [],
             "smoke": args.smoke,
+            "smoke_from": args.smoke_from,
         },
         "machine": machine(),
         "machine_speed_s": [speed_before, speed_after],
@@ -1613,7 +1654,14 @@ def render_header(data: dict[str, Any]) -> list[str]:
         *(
             [
                 "- a smoke run (`--smoke`): the later builds of the generated drops select the resume agent's "
-                "lineage; its figures are not comparable with `make bench`'s"
+                "lineage"
+                + (
+                    ", and it started from a built warehouse of the sample drops (`--smoke-from`): the first "
+                    "plain `dbt build` and `agent-eval demo` are each the second run, measured once"
+                    if p.get("smoke_from")
+                    else ""
+                )
+                + "; its figures are not comparable with `make bench`'s"
             ]
             if p.get("smoke")
             else []
@@ -1897,11 +1945,19 @@ def main(argv: list[str] | None = None) -> int:
         help="the test suite's run at tiny sizes: every figure, target and check once, the generated drops' "
         "builds after the full build on the resume agent's lineage only; never judged, needs --out",
     )
+    parser.add_argument(
+        "--smoke-from",
+        help="with --smoke: a folder holding a built warehouse of the sample drops (warehouse.duckdb, its parse "
+        "state in dbt/target/, its reports/; the test suite's demo warehouse): the first plain build and the "
+        "demo start from it, and each is measured once",
+    )
     parser.add_argument("--work", default=str(PROJECT / ".bench"), help="scratch folder (drops are kept)")
     parser.add_argument("--out", default=str(PROJECT / "BENCHMARKS.md"), help="the markdown report")
     args = parser.parse_args(argv)
     if args.smoke and Path(args.out).resolve() == PROJECT / "BENCHMARKS.md":
         parser.error("--smoke: its figures are not the benchmark's; write them elsewhere with --out")
+    if args.smoke_from and not args.smoke:
+        parser.error("--smoke-from: only a smoke run starts from a warehouse built elsewhere")
     data = run_benchmark(args)
     out = Path(args.out)
     out.write_text(render(data), encoding="utf-8")

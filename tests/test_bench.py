@@ -5,7 +5,10 @@ curve are produced (and that the marts agreed with the floor query, which
 the script checks itself) - never a timing. The run is a smoke run
 (`--smoke`): the builds of the generated drops after the full build select
 the resume agent's lineage, and the night cost's history is the reference
-size, timed once for both sizes.
+size, timed once for both sizes. It starts from the session's demo warehouse
+(`--smoke-from`), the sample drops built already: its first plain `dbt build`
+is the night with nothing new on a copy of it, and its one `agent-eval demo`
+starts from its parse state, so neither builds the samples again.
 """
 
 from __future__ import annotations
@@ -67,7 +70,7 @@ TARGETS = (
 
 
 @pytest.mark.dbt
-def test_bench_smoke_run_produces_every_figure(tmp_path):
+def test_bench_smoke_run_produces_every_figure(tmp_path, demo_warehouse):
     out = tmp_path / "BENCHMARKS.md"
     completed = subprocess.run(
         [
@@ -92,6 +95,8 @@ def test_bench_smoke_run_produces_every_figure(tmp_path):
             "--night-cost",
             "100",
             "--smoke",
+            "--smoke-from",
+            str(demo_warehouse.root),
             "--work",
             str(tmp_path / "work"),
             "--out",
@@ -136,7 +141,10 @@ def test_bench_smoke_run_produces_every_figure(tmp_path):
         outcomes = data["nodes"][name]["outcomes"]
         assert sum(outcomes.get("executed", {}).values()) + sum(outcomes.get("reused", {}).values()) > 0, name
     # the whole project once for the generated drops (the full build), their later builds a part of it
-    assert data["parameters"]["smoke"]
+    assert data["parameters"]["smoke"] and data["parameters"]["smoke_from"] == str(demo_warehouse.root)
+    # from the demo warehouse: the first plain build and the first demo are the second ones, measured once
+    for first, again in (("plain_first", "plain"), ("demo_cold", "demo")):
+        assert data["all_runs"][first] == data["all_runs"][again] and data["nodes"][first] == data["nodes"][again]
     executed = {name: sum(data["nodes"][name]["outcomes"]["executed"].values()) for name in ("full", "small")}
     assert executed["small"] < executed["full"]
     # the scale curve: 60 rows reuses the full build, 120 rows is generated and built
@@ -338,3 +346,76 @@ def test_a_smoke_run_starts_its_night_from_the_demo_s_parse_state(tmp_path):
     # `make bench` keeps the demo's own file name, and its first nights parse the project
     cmd, _ = bench.demo_step(NightCostBench(bench, tmp_path))
     assert Path(cmd[cmd.index("--db") + 1]).name == "demo.duckdb"
+
+
+def recorded_bench(bench, work, samples_from=None):
+    """A smoke run's bench.Bench whose measured commands are recorded, not
+    run: each with the warehouse file it started from and the parse state
+    it found in its dbt target/ (None: none)."""
+
+    class Recorded(bench.Bench):
+        commands: list[tuple[str, bytes | None, bytes | None]]
+
+        def timed(self, name, cmd, env=None, ok=(0,)):
+            env = self.env if env is None else env
+            target = Path(env.get("DBT_TARGET_PATH", self.work / "no-dbt"))
+            db = Path(cmd[cmd.index("--db") + 1]) if "--db" in cmd else self.db
+            state = target / bench.PARSE_STATE
+            self.commands.append(
+                (name, db.read_bytes() if db.is_file() else None, state.read_bytes() if state.is_file() else None)
+            )
+            target.mkdir(parents=True, exist_ok=True)
+            result = {"unique_id": "model.agent_eval.load_log", "execution_time": 0.1, "status": "success"}
+            (target / "run_results.json").write_text(json.dumps({"elapsed_time": 1.0, "results": [result]}))
+            if not db.is_file():
+                db.parent.mkdir(parents=True, exist_ok=True)
+                db.write_bytes(b"built from nothing")
+            run = bench.Run(1.0, 1.0, 100.0)
+            self.results.setdefault(name, []).append(run)
+            return run
+
+    run = work / "run"
+    env = {"DBT_TARGET_PATH": str(work / "dbt" / "target")}
+    recorded = Recorded(work, run / "drops", run / "warehouse.duckdb", env, {"samples": []}, {}, {}, True, samples_from)
+    recorded.commands = []
+    recorded.runs_dir.mkdir(parents=True)
+    return recorded
+
+
+def test_a_smoke_run_from_a_built_samples_warehouse_builds_the_samples_on_a_copy_of_it(tmp_path):
+    bench = load_bench()
+    # as `make bench`: the first plain build starts from an empty warehouse, the first demo from no parse state
+    plain = recorded_bench(bench, tmp_path / "plain")
+    samples_db = bench.first_runs(plain)
+    assert plain.commands == [
+        ("plain_first", None, None),
+        ("evaluate_cold", b"built from nothing", None),
+        ("demo_cold", None, None),
+    ]
+    assert samples_db.read_bytes() == b"built from nothing"
+    # from a built warehouse of the samples (the demo warehouse's layout): the first plain build on a copy of
+    # its file, and no demo yet (one_round's demo is both); the demo's target/ starts from its parse state
+    built = tmp_path / "demo_warehouse"
+    (built / "dbt" / "target").mkdir(parents=True)
+    (built / "warehouse.duckdb").write_bytes(b"the samples, built")
+    (built / "dbt" / "target" / bench.PARSE_STATE).write_bytes(b"the samples' parse state")
+    (built / "reports" / "morning").mkdir(parents=True)
+    (built / "reports" / "morning" / "2026-11-02.overview.png").write_bytes(b"a chart drawn")
+    smoke = recorded_bench(bench, tmp_path / "smoke", samples_from=built)
+    samples_db = bench.first_runs(smoke)
+    assert smoke.commands == [
+        ("plain_first", b"the samples, built", None),
+        ("evaluate_cold", b"the samples, built", None),
+    ]
+    assert samples_db.read_bytes() == b"the samples, built"
+    demo_state = tmp_path / "smoke" / "demo" / "dbt" / "target" / bench.PARSE_STATE
+    assert demo_state.read_bytes() == b"the samples' parse state"
+    # and its reports folder, as a second demo finds it: no chart is drawn again
+    chart = tmp_path / "smoke" / "demo" / "reports" / "morning" / "2026-11-02.overview.png"
+    assert chart.read_bytes() == b"a chart drawn"
+    # the demo warehouse itself is only read
+    assert (built / "warehouse.duckdb").read_bytes() == b"the samples, built"
+    # only a smoke run starts from a warehouse built elsewhere
+    with pytest.raises(SystemExit) as stopped:
+        bench.main(["--smoke-from", str(built), "--out", str(tmp_path / "out.md")])
+    assert stopped.value.code == 2
