@@ -1,6 +1,7 @@
 """SPEC §2.2 nightly semantics, continued (test_nightly_semantics.py has the
 rest; the two files are split so the test workers share them): a changed
-file, restored bytes, bad files and encodings.
+file, restored bytes, the same bytes at another path, bad files and
+encodings.
 
 tests/fixtures/night2 is worked by hand in test_nightly_semantics.py.
 
@@ -27,6 +28,7 @@ from agent_eval import withdraw
 from agent_eval.cli import EXIT_OK, EXIT_REJECTED
 from conftest import FIXTURES, Snapshot, Warehouse
 
+AGAIN = "2026-11-03/resume_agent_again.csv"
 ISSUES = (
     "select issue, subject, reason_code, sha256, drop_date::varchar, n_records, n_rejected_rows, "
     "first_line_number from ops.delivery_issues order by all"
@@ -39,8 +41,9 @@ def replaced_and_restored(module_built, tmp_path_factory) -> SimpleNamespace:
     (basic: the same bytes less its ragged line 18; night2: QB's 2/1 run no
     longer errors and QA's 2/1 run is gone), and a copy of that warehouse
     is rebuilt from scratch; night 3 restores both files' night-1 bytes
-    (with the data tests); night 4 has nothing new; night 5 withdraws the
-    basic file. What each night left is kept for the tests."""
+    (with the data tests); night 4 has nothing new to load (the night2
+    file's bytes at another path: a repeat); night 5 withdraws the basic
+    file. What each night left is kept for the tests."""
     warehouse, code = module_built("basic", "night2")
     out = SimpleNamespace(codes=[code])
     basic, night2 = warehouse.drops / BASIC, warehouse.drops / NIGHT2
@@ -99,15 +102,31 @@ def replaced_and_restored(module_built, tmp_path_factory) -> SimpleNamespace:
     out.basic_items = warehouse.query("select count(*) from marts.resume_item_scores where set_id = ?", [BASIC])
     out.issues = [warehouse.query(ISSUES)]
 
-    # night 4: nothing new
+    # night 4: nothing new to load: the night2 file's bytes again, at another path
+    out.sets_and_rows = [sets_and_rows(warehouse)]
+    (warehouse.drops / AGAIN).parent.mkdir()
+    shutil.copy(night2, warehouse.drops / AGAIN)
     out.codes.append(warehouse.build(data_tests=False))
     out.issues.append(warehouse.query(ISSUES))
+    out.sets_and_rows.append(sets_and_rows(warehouse))
+    out.again = warehouse.query(
+        "select status, duplicate_of, is_current from ops.load_log where source_file = ? order by observation_seq",
+        [AGAIN],
+    )
 
     # night 5: the basic file withdrawn
     withdraw.record(warehouse.paths.db_path, BASIC, reason="a rehearsal", user="owner-test")
     out.codes.append(warehouse.build(data_tests=False))
     out.issues.append(warehouse.query(ISSUES))
     return out
+
+
+def sets_and_rows(warehouse) -> tuple[list[tuple], list[tuple]]:
+    """The resume sets, and the raw rows per file."""
+    return (
+        warehouse.query("select set_id from marts.resume_set_scores order by 1"),
+        warehouse.query("select source_file, count(*) from raw.raw_resume_agent_rows group by 1 order by 1"),
+    )
 
 
 def items(warehouse) -> list[tuple]:
@@ -157,7 +176,7 @@ def test_restored_bytes_with_rejected_rows_keep_the_night_going(replaced_and_res
     same bytes less line 18: 15 records, line 17 rejected, 14 scored.
     Night 3 restores the night-1 bytes: the night-1 version is current
     again and is reported once, with its own rejected rows; night 4
-    (nothing new) builds the same; night 5 withdraws the path. (The
+    (nothing new to load) builds the same; night 5 withdraws the path. (The
     night2 file, replaced and restored on the same nights, has no
     rejected rows and no delivery issue.)"""
     nights = replaced_and_restored
@@ -190,6 +209,18 @@ def test_restored_bytes_with_rejected_rows_keep_the_night_going(replaced_and_res
     # records, counted when those bytes were loaded
     assert nights.codes[4] == EXIT_OK
     assert nights.issues[2] == [("withdrawn", BASIC, "withdrawn", first, "2026-11-01", 16, None, None)]
+
+
+def test_identical_bytes_at_another_path_count_once(replaced_and_restored):
+    """Night 4 drops the night2 file's current bytes (night 1's, restored
+    on night 3) at another path: a repeat of the night2 file, with no set
+    and no raw rows of its own."""
+    nights = replaced_and_restored
+    assert nights.codes[3] == EXIT_REJECTED  # basic's rejected rows
+    assert nights.again == [("repeat", NIGHT2, False)]
+    before, after = nights.sets_and_rows
+    assert after == before
+    assert after == ([(BASIC,), (NIGHT2,)], [(BASIC, 16 + 15), (NIGHT2, 4 + 3)])
 
 
 ENCODED = {  # file name: encoding the loader should detect
