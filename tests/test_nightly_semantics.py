@@ -1,7 +1,11 @@
 """SPEC §2.2 nightly semantics, each as a test on real dbt builds (without
 dbt's data tests, which the other files' builds run: loading is checked here).
 A test that starts from a fixture's first build starts from a copy of the
-session's build of it (conftest.Snapshot), so that build is paid once.
+session's build of it (conftest.Snapshot), so that build is paid once: the
+night2 tests start from fixtures basic + night2 built together, the state
+test_nightly_inputs.py, test_delivery_issues.py and test_serving.py start
+from too (basic's file is 2026-11-01's, with rejected rows; night2's has
+none, and the tests read night2's rows).
 
 tests/fixtures/night2/2026-11-02/resume_agent_basic.csv, by hand:
   1/1: QA t1 ok 3s -> 5 | QB t3 partial ('선택') 25s multi -> 4
@@ -12,13 +16,12 @@ tests/fixtures/night2/2026-11-02/resume_agent_basic.csv, by hand:
 from __future__ import annotations
 
 import re
-import shutil
 from types import SimpleNamespace
 
 import duckdb
 import pytest
 
-from agent_eval.cli import EXIT_OK, EXIT_REJECTED
+from agent_eval.cli import EXIT_REJECTED
 
 BASIC = "2026-11-01/resume_agent_basic.csv"
 NIGHT2 = "2026-11-02/resume_agent_basic.csv"
@@ -63,14 +66,14 @@ def unbuilt_sets_queries(wh) -> int:
 
 
 def test_rerun_without_new_files_changes_nothing(built):
-    warehouse, code = built("night2")
-    assert code == EXIT_OK
+    warehouse, code = built("basic", "night2")
+    assert code == EXIT_REJECTED  # basic's rejected rows
     before = snapshot(warehouse)
     raw_before = warehouse.query("select count(*) from raw.raw_resume_agent_rows")
-    assert warehouse.build(data_tests=False) == EXIT_OK
+    assert warehouse.build(data_tests=False) == EXIT_REJECTED
     assert snapshot(warehouse) == before
     assert warehouse.query("select count(*) from raw.raw_resume_agent_rows") == raw_before
-    assert warehouse.query("select count(*) from raw.raw_drop_files") == [(1,)]
+    assert warehouse.query("select count(*) from raw.raw_drop_files") == [(2,)]
     # no input of a set-grained model changed since it last ran: it has no
     # set to build, known without asking the warehouse
     # (docs/decisions/0058-no-set-query-when-inputs-are-unchanged.md)
@@ -78,13 +81,13 @@ def test_rerun_without_new_files_changes_nothing(built):
 
 
 def test_states_recorded_without_input_versions_get_them_when_reused(built):
-    warehouse, code = built("night2")
-    assert code == EXIT_OK
+    warehouse, code = built("basic", "night2")
+    assert code == EXIT_REJECTED
     before = snapshot(warehouse)
     # a warehouse whose node states were recorded before their inputs' digest was
     with duckdb.connect(str(warehouse.paths.db_path)) as con:
         con.execute("update build_state.node_state set inputs_version = null")
-    assert warehouse.build(data_tests=False) == EXIT_OK
+    assert warehouse.build(data_tests=False) == EXIT_REJECTED
     assert snapshot(warehouse) == before
     # the models asked which sets to build, as before the digest was kept
     assert unbuilt_sets_queries(warehouse) > 0
@@ -96,8 +99,10 @@ def test_states_recorded_without_input_versions_get_them_when_reused(built):
 
 
 def test_night2_scores(built):
-    warehouse, code = built("night2")
-    assert code == EXIT_OK
+    warehouse, code = built("basic", "night2")
+    assert code == EXIT_REJECTED  # basic's rejected rows; night2 has none
+    assert warehouse.query("select count(*) from ops.rejected_rows where source_file = ?", [NIGHT2]) == [(0,)]
+    assert warehouse.query("select count(*) from ops.rejected_files") == [(0,)]
     (row,) = warehouse.query(
         "select intent_score, stability_score, latency_score, consistency_score"
         " from marts.resume_set_scores where set_id = ?",
@@ -152,29 +157,14 @@ def test_new_drop_adds_sets_without_recomputing_old_ones(second_night):
     assert second_night.marked == [("MARKER",)]
 
 
-def test_identical_bytes_at_another_path_count_once(built):
-    warehouse, code = built("night2")
-    assert code == EXIT_OK
-    copy = warehouse.drops / "2026-11-03" / "resume_agent_again.csv"
-    copy.parent.mkdir()
-    shutil.copy(warehouse.drops / NIGHT2, copy)
-    assert warehouse.build(data_tests=False) == EXIT_OK
-    assert warehouse.query("select source_file, status, duplicate_of from ops.load_log order by observation_seq") == [
-        (NIGHT2, "loaded", None),
-        ("2026-11-03/resume_agent_again.csv", "repeat", NIGHT2),
-    ]
-    assert warehouse.query("select count(*) from marts.resume_set_scores") == [(1,)]
-    assert warehouse.query("select count(*) from raw.raw_resume_agent_rows") == [(4,)]
-
-
 def test_full_refresh_gives_identical_marts(second_night):
     assert second_night.codes == (EXIT_REJECTED, EXIT_REJECTED, EXIT_REJECTED)
     assert second_night.full_refresh == second_night.incremental
 
 
 def test_reconciliation_test_fails_when_rows_go_missing(built):
-    warehouse, code = built("night2")
-    assert code == EXIT_OK
+    warehouse, code = built("basic", "night2")
+    assert code == EXIT_REJECTED
     with duckdb.connect(str(warehouse.paths.db_path)) as con:
         con.execute("delete from marts.resume_item_scores where line_number = 2")
     from agent_eval import runner
