@@ -53,7 +53,8 @@ def built(module_warehouse: Callable[[str], Warehouse]) -> Warehouse:
     wh = module_warehouse("charts")
     for fixture in ("basic", "recruit_basic", "engagement", "summary_basic"):
         wh.add_fixture(fixture)
-    assert wh.build() == cli.EXIT_REJECTED  # the fixtures hold deliberately bad input
+    # the charts read marts, not the data tests' verdicts: leave those out
+    assert wh.build(data_tests=False) == cli.EXIT_REJECTED  # the fixtures hold deliberately bad input
     return wh
 
 

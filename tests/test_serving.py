@@ -6,8 +6,11 @@ dbt manifest or the published file, so a new mart is covered with no edit.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import fcntl
 import hashlib
+import io
 import json
 import os
 import re
@@ -16,6 +19,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +30,7 @@ import pytest
 from agent_eval import publish, registry
 from agent_eval.cli import EXIT_FAILED, EXIT_REJECTED
 from agent_eval.project import Paths
-from conftest import PROJECT_DIR, Warehouse
+from conftest import PROJECT_DIR, Snapshot, Warehouse
 
 BASIC = "2026-11-01/resume_agent_basic.csv"
 NIGHT2 = "2026-11-02/resume_agent_basic.csv"
@@ -204,57 +208,130 @@ def sets_seen_by_a_new_process(db_path: Path) -> list[str]:
 # ------------------------------------------------- readers during builds
 
 
-def test_readers_hold_the_published_file_through_a_build_and_a_failed_build(built, capsys):
-    wh, code = built("basic")
+@dataclasses.dataclass
+class ReadersScenario:
+    """What the readers saw of night 2's build and of a failing build after
+    it, on a copy of the basic snapshot (built once, by the module)."""
+
+    wh: Warehouse
+    first_code: int
+    first_sets: list[str]
+    held_first: dict[str, Any]
+    night2_code: int
+    night2_out: str
+    held_during: dict[str, Any]
+    sets_after_night2: list[str]
+    held2_first: dict[str, Any]
+    failed_code: int
+    failed_out: str
+    failed_err: str
+    published_before_failed: tuple[str, str]
+    published_after_failed: tuple[str, str]
+    leftovers: list[str]
+    held_after_failed: dict[str, Any]
+    held2_after_failed: dict[str, Any]
+    sets_after_failed: list[str]
+    looping: dict[str, Any]
+
+
+def build_captured(wh: Warehouse) -> tuple[int, str, str]:
+    """A build, with what it printed (stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = wh.build()
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def readers(module_built, tmp_path_factory) -> Iterator[tuple[ReadersScenario, Warehouse]]:
+    """Night 2 built and published while a held and a looping reader use
+    the published file, then a failing build (a mart lost rows) while a
+    second reader holds the new file; and, between the two builds, a file
+    copy of the warehouse night 2 left: the module's ``served`` warehouse,
+    so the module pays one build of basic and night 2, not two."""
+    wh, first_code = module_built("basic")
     paths = wh.paths
-    assert code == EXIT_REJECTED  # basic holds deliberate bad rows
-    assert sets_seen_by_a_new_process(paths.published_db) == [BASIC]
-
+    first_sets = sets_seen_by_a_new_process(paths.published_db)
     held = HeldReader(paths.published_db)
-    assert held.first["sets"] == [BASIC] and held.first["bad"] == []
-    looping = LoopingReader(paths.published_db, paths.published_parquet, wh.root)
+    looping = LoopingReader(paths.published_db, paths.published_parquet, tmp_path_factory.mktemp("looping"))
 
-    # night 2 is built and published while both readers use the file
     wh.add_fixture("night2")
-    capsys.readouterr()
-    assert wh.build() == EXIT_REJECTED  # basic holds deliberate bad rows
-    # the operator's summary. night2: one file, 4 records, all valid (QA, QB
-    # x rounds 1/1, 2/1). basic (16 records, see test_resume_end_to_end.py):
-    # 14 scored + 2 rejected, still current. In the warehouse: 14 + 4 = 18.
-    out = capsys.readouterr().out.split("== summary ==")[1]
-    assert "files this run: 1 loaded, 0 skipped as repeat, 0 restored, 0 rejected, 0 ignored" in out
-    assert "rows this run: 4 loaded, 0 rejected" in out
-    assert "sets built this run: 1; in the warehouse: 2 sets, 18 rows scored" in out
-    assert "REJECTED ROWS in current sets: 2" in out
-    assert f"published: {paths.published_db} (" in out
-    assert f"parquet:   {paths.published_parquet}/<table>/data.parquet" in out
-    during = held.snapshot()
-    assert during == held.first  # the open reader keeps its complete old snapshot
-    assert sets_seen_by_a_new_process(paths.published_db) == [BASIC, NIGHT2]
+    night2_code, night2_out, _ = build_captured(wh)
+    held_during = held.snapshot()
+    sets_after_night2 = sets_seen_by_a_new_process(paths.published_db)
+    served = Warehouse.copy_of(Snapshot(wh.root), tmp_path_factory.mktemp("served"))
 
-    # a failing build (a data test fails: rows went missing from a mart)
-    # publishes nothing, while a second reader also holds the new file
     held2 = HeldReader(paths.published_db)
-    assert held2.first["sets"] == [BASIC, NIGHT2] and held2.first["bad"] == []
     before = (sha256(paths.published_db), os.readlink(paths.published_parquet))
     with duckdb.connect(str(paths.db_path)) as con:
         con.execute("delete from marts.resume_item_scores where set_id = ? and line_number = 2", [NIGHT2])
     night3 = wh.drops / NIGHT3
     night3.parent.mkdir()
     shutil.copy(wh.drops / BASIC, night3)
-    assert wh.build() == EXIT_FAILED
-    captured = capsys.readouterr()
-    assert f"published: nothing; {paths.published_db} is unchanged" in captured.out
-    assert "agent-eval: FAILED (exit 1): dbt build" in captured.err
-    assert (sha256(paths.published_db), os.readlink(paths.published_parquet)) == before
-    assert [p.name for p in paths.publish_dir.iterdir() if ".tmp" in p.name or ".link" in p.name] == []
-    assert held.snapshot() == held.first
-    assert held2.snapshot() == held2.first
+    failed_code, failed_out, failed_err = build_captured(wh)
+    scenario = ReadersScenario(
+        wh=wh,
+        first_code=first_code,
+        first_sets=first_sets,
+        held_first=held.first,
+        night2_code=night2_code,
+        night2_out=night2_out,
+        held_during=held_during,
+        sets_after_night2=sets_after_night2,
+        held2_first=held2.first,
+        failed_code=failed_code,
+        failed_out=failed_out,
+        failed_err=failed_err,
+        published_before_failed=before,
+        published_after_failed=(sha256(paths.published_db), os.readlink(paths.published_parquet)),
+        leftovers=[p.name for p in paths.publish_dir.iterdir() if ".tmp" in p.name or ".link" in p.name],
+        held_after_failed=held.snapshot(),
+        held2_after_failed=held2.snapshot(),
+        sets_after_failed=[],
+        looping={},
+    )
     held.close()
     held2.close()
-    assert sets_seen_by_a_new_process(paths.published_db) == [BASIC, NIGHT2]
+    scenario.sets_after_failed = sets_seen_by_a_new_process(paths.published_db)
+    scenario.looping = looping.stop()
+    yield scenario, served
 
-    result = looping.stop()
+
+def test_readers_hold_the_published_file_through_a_build_and_a_failed_build(readers):
+    seen, _ = readers
+    paths = seen.wh.paths
+    assert seen.first_code == EXIT_REJECTED  # basic holds deliberate bad rows
+    assert seen.first_sets == [BASIC]
+    assert seen.held_first["sets"] == [BASIC] and seen.held_first["bad"] == []
+
+    # night 2 is built and published while both readers use the file
+    assert seen.night2_code == EXIT_REJECTED  # basic holds deliberate bad rows
+    # the operator's summary. night2: one file, 4 records, all valid (QA, QB
+    # x rounds 1/1, 2/1). basic (16 records, see test_resume_end_to_end.py):
+    # 14 scored + 2 rejected, still current. In the warehouse: 14 + 4 = 18.
+    out = seen.night2_out.split("== summary ==")[1]
+    assert "files this run: 1 loaded, 0 skipped as repeat, 0 restored, 0 rejected, 0 ignored" in out
+    assert "rows this run: 4 loaded, 0 rejected" in out
+    assert "sets built this run: 1; in the warehouse: 2 sets, 18 rows scored" in out
+    assert "REJECTED ROWS in current sets: 2" in out
+    assert f"published: {paths.published_db} (" in out
+    assert f"parquet:   {paths.published_parquet}/<table>/data.parquet" in out
+    assert seen.held_during == seen.held_first  # the open reader keeps its complete old snapshot
+    assert seen.sets_after_night2 == [BASIC, NIGHT2]
+
+    # a failing build (a data test fails: rows went missing from a mart)
+    # publishes nothing, while a second reader also holds the new file
+    assert seen.held2_first["sets"] == [BASIC, NIGHT2] and seen.held2_first["bad"] == []
+    assert seen.failed_code == EXIT_FAILED
+    assert f"published: nothing; {paths.published_db} is unchanged" in seen.failed_out
+    assert "agent-eval: FAILED (exit 1): dbt build" in seen.failed_err
+    assert seen.published_after_failed == seen.published_before_failed
+    assert seen.leftovers == []
+    assert seen.held_after_failed == seen.held_first
+    assert seen.held2_after_failed == seen.held2_first
+    assert seen.sets_after_failed == [BASIC, NIGHT2]
+
+    result = seen.looping
     assert result["errors"] == []
     # it saw night 1 (until the publish) and night 2, each complete
     assert [s["sets"] for s in result["seen"]] == [[BASIC], [BASIC, NIGHT2]]
@@ -265,9 +342,11 @@ def test_readers_hold_the_published_file_through_a_build_and_a_failed_build(buil
 
 
 @pytest.fixture(scope="module")
-def served(module_built) -> Warehouse:
-    wh, code = module_built("basic", "night2")
-    assert code == EXIT_REJECTED  # basic holds deliberate bad rows
+def served(readers) -> Warehouse:
+    """The warehouse night 2 left under the readers (basic, then night 2,
+    each built and published), copied before the failing build."""
+    seen, wh = readers
+    assert seen.first_code == seen.night2_code == EXIT_REJECTED  # basic holds deliberate bad rows
     return wh
 
 
