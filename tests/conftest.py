@@ -6,6 +6,9 @@ import contextlib
 import dataclasses
 import fcntl
 import hashlib
+import importlib
+import io
+import json
 import os
 import re
 import shutil
@@ -441,3 +444,108 @@ def trace_dbt_invocations() -> Any:
     runner.run_dbt = traced
     yield
     runner.run_dbt = original
+
+
+# ---------------------------------------------------------------- nights several modules share
+
+# The import modules whose extra nights are one shared build, by the hook
+# ``shared_night`` calls in each: ``write_hostile_night(drops)`` writes its
+# bad files and reruns, on nights and paths of its own; ``deliver_early``
+# and ``deliver_late`` a file, then the companion it lacks a night later.
+HOSTILE_NIGHT_MODULES = ("test_every_eval_ever", "test_lm_eval", "test_openai_evals")
+LATE_DELIVERY_MODULES = ("test_every_eval_ever", "test_lm_eval")
+
+
+@dataclasses.dataclass
+class SharedNight:
+    """A night built once per session from the files of several modules
+    (``shared_night``), read in place: its warehouse (``.exit_code`` that
+    build's), what the build wrote to stderr, and each module's files."""
+
+    wh: Warehouse
+    err: str
+    written: dict[str, list[str]]
+
+    def of_others(self, module: str) -> set[str]:
+        """The files the other modules delivered on this night: what a
+        module's check of the whole warehouse leaves out, and only that."""
+        return {path for name, paths in self.written.items() if name != module for path in paths}
+
+
+def shared_night(
+    tmp_path_factory: pytest.TempPathFactory,
+    on: Snapshot | None,
+    modules: tuple[str, ...],
+    hook: str,
+    *,
+    data_tests: bool = True,
+) -> Snapshot:
+    """A snapshot (built once per session, shared by lock as ``Snapshot.of``)
+    of a copy of ``on`` (None: an empty warehouse) with a night more: the
+    files each test module of ``modules`` writes with its ``hook``, built
+    with reports. Each module's files go to ``written.json``, the build's stderr
+    to ``stderr``."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent
+    key = f"{on.root.name if on else 'empty'}+{hook}"
+    folder = shared / "snapshots" / key
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with open(folder.parent / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / Snapshot.EXIT_CODE).is_file():
+            shutil.rmtree(folder, ignore_errors=True)
+            wh = Warehouse.copy_of(on, folder) if on else Warehouse(folder)
+            written = {}
+            for name in modules:
+                before = {p for p in wh.drops.rglob("*") if p.is_file()}
+                getattr(importlib.import_module(name), hook)(wh.drops)
+                after = {p for p in wh.drops.rglob("*") if p.is_file()}
+                written[name] = sorted(p.relative_to(wh.drops).as_posix() for p in after - before)
+            (folder / "written.json").write_text(json.dumps(written), encoding="utf-8")
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                code = wh.build(reports=True, data_tests=data_tests)
+            (folder / "stderr").write_text(err.getvalue(), encoding="utf-8")
+            (folder / Snapshot.EXIT_CODE).write_text(str(code))
+    return Snapshot(folder)
+
+
+def read_shared_night(snapshot: Snapshot, name: str) -> Iterator[SharedNight]:
+    for wh in read_in_place(snapshot, name):
+        yield SharedNight(
+            wh,
+            (snapshot.root / "stderr").read_text(encoding="utf-8"),
+            json.loads((snapshot.root / "written.json").read_text(encoding="utf-8")),
+        )
+
+
+@pytest.fixture(scope="session")
+def hostile_imports(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedNight]:
+    """Every import module's bad files (HOSTILE_NIGHT_MODULES'
+    ``write_hostile_night``) as nights after ``imported_warehouse``'s good
+    fixtures, one build, read in place: each module checks its own files'
+    verdicts there, and a check of the whole warehouse leaves out
+    ``.of_others(module)``. One build instead of one per module; the tools'
+    files and series are apart, so no module's bad file decides another's
+    verdict."""
+    imports = Snapshot.of(tmp_path_factory, (IMPORTS,))
+    night = shared_night(tmp_path_factory, imports, HOSTILE_NIGHT_MODULES, "write_hostile_night")
+    yield from read_shared_night(night, "hostile_imports")
+
+
+@pytest.fixture(scope="session")
+def late_deliveries(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SharedNight, SharedNight]]:
+    """Files whose companion comes a night later (LATE_DELIVERY_MODULES'
+    ``deliver_early``), built on an empty warehouse without data tests; then
+    the companions (``deliver_late``) on a copy, built with them: each
+    module reads its file's verdict after either night. Two builds for the
+    modules together; every file of the first night is completed by the
+    second, so each night's verdict is what each module's alone would be."""
+    early = shared_night(tmp_path_factory, None, LATE_DELIVERY_MODULES, "deliver_early", data_tests=False)
+    late = shared_night(tmp_path_factory, early, LATE_DELIVERY_MODULES, "deliver_late")
+    first = read_shared_night(early, "late_deliveries (first night)")
+    second = read_shared_night(late, "late_deliveries (second night)")
+    yield next(first), next(second)
+    for rest in (first, second):
+        next(rest, None)  # the check that no test wrote them

@@ -16,9 +16,7 @@ import holds as the tool's are the first warehouse's history_set_metrics.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import io
 import json
 import shutil
 from collections import defaultdict
@@ -32,7 +30,7 @@ from agent_eval import cli
 from agent_eval.agents.every_eval_ever import reader
 from agent_eval.exchange import every_eval_ever as exchange
 from agent_eval.viewer import create_app
-from conftest import EVERY_EVAL_EVER_NIGHTS, FIXTURES, IMPORTS, Warehouse
+from conftest import EVERY_EVAL_EVER_NIGHTS, FIXTURES, Warehouse
 
 EEE = FIXTURES / "every_eval_ever"
 CONVERTED = EEE / "converted" / "data"
@@ -199,17 +197,19 @@ def write_rerun(drops: Path) -> None:
     write_pair((drops / RERUN).parent, RERUN_UUID, json.loads(QWEN.read_text(encoding="utf-8")), lines)
 
 
+def write_hostile_night(drops: Path) -> None:
+    """This module's files of the session's hostile night (conftest,
+    ``hostile_imports``): the rerun and the bad files."""
+    write_rerun(drops)
+    write_bad_files(drops)
+
+
 @pytest.fixture(scope="module")
-def night(module_built):
+def night(hostile_imports):
     """The rerun and the bad files, delivered after every imported tool's
-    good fixtures (the converted and committed files among them)."""
-    wh, _ = module_built(IMPORTS)
-    write_rerun(wh.drops)
-    write_bad_files(wh.drops)
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        code = wh.build(reports=True)
-    return wh, code, err.getvalue()
+    good fixtures (the converted and committed files among them): the
+    session's hostile night, beside the other import modules' bad files."""
+    return hostile_imports.wh, hostile_imports.wh.exit_code, hostile_imports.err
 
 
 def drop_path(aggregate: Path) -> str:
@@ -394,10 +394,11 @@ def test_flips_between_two_nights_pair_each_sample(night):
 # ---------------------------------------------------------------- bad input
 
 
-def test_each_bad_file_is_a_clear_rejection_and_nothing_else_stops(night):
+def test_each_bad_file_is_a_clear_rejection_and_nothing_else_stops(night, hostile_imports):
     wh, code, err = night
     assert code == cli.EXIT_REJECTED
     files = dict(wh.query("select source_file, reject_reason from ops.rejected_files where is_latest"))
+    files = {path: reason for path, reason in files.items() if path not in hostile_imports.of_others(__name__)}
     for name, words in BAD_FILES.items():
         assert words in files[bad_path(name)], (name, files.get(bad_path(name)))
         assert bad_path(name) in err
@@ -434,18 +435,29 @@ def test_each_bad_line_is_a_rejected_record_and_records_reconcile(night):
     assert ignored[companion].startswith(f"read with {drop_path(QWEN)}")
 
 
-def test_an_instance_file_delivered_after_its_aggregate_makes_a_new_version(tmp_path):
-    wh = Warehouse(tmp_path)
-    target = wh.drops / NIGHT_1 / "every_eval_ever" / QWEN.relative_to(CONVERTED)
-    target.parent.mkdir(parents=True)
-    shutil.copyfile(QWEN, target)
-    assert wh.build(data_tests=False) == cli.EXIT_REJECTED
-    [(reason,)] = wh.query("select reject_reason from ops.rejected_files where is_latest")
+def late_target(drops: Path) -> Path:
+    return drops / NIGHT_1 / "every_eval_ever" / QWEN.relative_to(CONVERTED)
+
+
+def deliver_early(drops: Path) -> None:
+    """An aggregate whose instance file comes a night later (conftest,
+    ``late_deliveries``)."""
+    late_target(drops).parent.mkdir(parents=True)
+    shutil.copyfile(QWEN, late_target(drops))
+
+
+def deliver_late(drops: Path) -> None:
+    shutil.copyfile(instance_file(QWEN), instance_file(late_target(drops)))
+
+
+def test_an_instance_file_delivered_after_its_aggregate_makes_a_new_version(late_deliveries):
+    early, late = (night.wh for night in late_deliveries)
+    assert early.exit_code == cli.EXIT_REJECTED
+    [(reason,)] = early.query("select reject_reason from ops.rejected_files where is_latest")
     assert reason.startswith(f"missing instance file {instance_file(QWEN).name}")
-    shutil.copyfile(instance_file(QWEN), instance_file(target))
-    assert wh.build(data_tests=False) == 0
-    assert wh.query("select count(*) from ops.rejected_files where is_latest") == [(0,)]
-    [(n,)] = wh.query("select n_instance_lines from marts.every_eval_ever_runs")
+    assert late.exit_code == 0
+    assert late.query("select count(*) from ops.rejected_files where is_latest") == [(0,)]
+    [(n,)] = late.query("select n_instance_lines from marts.every_eval_ever_runs")
     assert n == len(lines_of(QWEN))
 
 

@@ -11,8 +11,6 @@ made by code from the real files."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import shutil
 from pathlib import Path
@@ -21,7 +19,7 @@ import pytest
 
 from agent_eval import cli
 from agent_eval.viewer import create_app
-from conftest import FIXTURES, IMPORTS, Warehouse
+from conftest import FIXTURES, Warehouse
 
 LM_EVAL = FIXTURES / "lm_eval"
 DROPS = LM_EVAL / "drops"
@@ -58,6 +56,10 @@ def bad_folder(case: str) -> str:
     return f"{BAD_NIGHT}/lm_eval/{case}"
 
 
+def run_file(case: str) -> str:
+    return f"{bad_folder(case)}/{Path(NIGHT_1).name}"
+
+
 def copy_run(drops: Path, case: str, *, tasks=("ko_quiz", "ko_arith"), edit=None, results=True) -> str:
     """Night 1's run copied to <BAD_NIGHT>/lm_eval/<case>/ under a model
     name of its own (a series of its own, and bytes of its own: the same
@@ -76,7 +78,7 @@ def copy_run(drops: Path, case: str, *, tasks=("ko_quiz", "ko_arith"), edit=None
     for task in tasks:
         source = samples_path(NIGHT_1, task)
         shutil.copyfile(DROPS / source, folder / Path(source).name)
-    return f"{bad_folder(case)}/{name}"
+    return run_file(case)
 
 
 def write_bad_deliveries(drops: Path) -> dict[str, str]:
@@ -127,15 +129,41 @@ def write_bad_deliveries(drops: Path) -> dict[str, str]:
     return bad
 
 
+# the cases whose results file write_bad_deliveries writes
+BAD_RUNS = ("no_results", "version", "structure", "truncated", "nan_figure", "group", "missing_samples", "bad_lines")
+
+
+def bad_deliveries() -> dict[str, str]:
+    """The paths write_bad_deliveries writes, by case."""
+    bad = {case: run_file(case) for case in BAD_RUNS}
+    bad["orphan_samples"] = f"{bad_folder('orphan_samples')}/{Path(samples_path(NIGHT_1, 'ko_quiz')).name}"
+    bad["bad_lines_samples"] = f"{bad_folder('bad_lines')}/{Path(samples_path(NIGHT_1, 'ko_quiz')).name}"
+    return bad
+
+
+def write_hostile_night(drops: Path) -> None:
+    """This module's files of the session's hostile night (conftest,
+    ``hostile_imports``)."""
+    assert write_bad_deliveries(drops) == bad_deliveries()
+
+
+def deliver_early(drops: Path) -> None:
+    """A run whose ko_arith samples file comes a night later (conftest,
+    ``late_deliveries``)."""
+    copy_run(drops, "late", tasks=("ko_quiz",))
+
+
+def deliver_late(drops: Path) -> None:
+    late = samples_path(NIGHT_1, "ko_arith")
+    shutil.copyfile(DROPS / late, drops / bad_folder("late") / Path(late).name)
+
+
 @pytest.fixture(scope="module")
-def night(module_built):
-    """The bad deliveries, a night after every imported tool's good fixtures."""
-    wh, _ = module_built(IMPORTS)
-    bad = write_bad_deliveries(wh.drops)
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        code = wh.build()
-    return wh, code, err.getvalue(), bad
+def night(hostile_imports):
+    """The bad deliveries, a night after every imported tool's good
+    fixtures: the session's hostile night, beside the other import
+    modules' bad files."""
+    return hostile_imports.wh, hostile_imports.wh.exit_code, hostile_imports.err, bad_deliveries()
 
 
 def figure(wh: Warehouse, set_id: str, scorer: str, metric: str) -> tuple:
@@ -375,20 +403,16 @@ def test_a_group_is_no_set_and_its_tasks_are(night):
     assert wh.query("select count(*) from ops.rejected_rows where source_file = ?", [bad["group"]]) == [(0,)]
 
 
-def test_a_samples_file_delivered_a_night_later_makes_the_set(tmp_path):
-    wh = Warehouse(tmp_path)
-    results = copy_run(wh.drops, "late", tasks=("ko_quiz",))
-    with contextlib.redirect_stderr(io.StringIO()):
-        assert wh.build(data_tests=False) == cli.EXIT_REJECTED  # loading only: the data tests run below
-    assert wh.query("select reason from ops.rejected_rows where is_current and source_file = ?", [results]) == [
+def test_a_samples_file_delivered_a_night_later_makes_the_set(late_deliveries):
+    early, late = (night.wh for night in late_deliveries)
+    results = run_file("late")
+    assert early.exit_code == cli.EXIT_REJECTED
+    assert early.query("select reason from ops.rejected_rows where is_current and source_file = ?", [results]) == [
         ("missing_samples_file",)
     ]
-    late = samples_path(NIGHT_1, "ko_arith")
-    shutil.copyfile(DROPS / late, wh.drops / bad_folder("late") / Path(late).name)
-    with contextlib.redirect_stderr(io.StringIO()):
-        assert wh.build() == cli.EXIT_OK
-    assert wh.query("select count(*) from ops.rejected_rows where is_current and kind like 'lm_eval%'") == [(0,)]
-    _, tool, agrees = figure(wh, f"{results}#ko_arith", "exact_match,strict-match", "mean")
+    assert late.exit_code == cli.EXIT_OK
+    assert late.query("select count(*) from ops.rejected_rows where is_current and kind like 'lm_eval%'") == [(0,)]
+    _, tool, agrees = figure(late, f"{results}#ko_arith", "exact_match,strict-match", "mean")
     assert tool == document(NIGHT_1)["results"]["ko_arith"]["exact_match,strict-match"] and agrees is True
 
 

@@ -11,8 +11,6 @@ The bad files are made by code from the real ones."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import math
 from collections import defaultdict
@@ -22,7 +20,7 @@ import pytest
 
 from agent_eval import cli
 from agent_eval.viewer import create_app
-from conftest import FIXTURES, IMPORTED_MOVES, IMPORTS, Warehouse
+from conftest import FIXTURES, IMPORTED_MOVES, Warehouse
 
 OAIEVALS = FIXTURES / "openai_evals"
 EXPECTED_ALL = json.loads((OAIEVALS / "expected.json").read_text(encoding="utf-8"))
@@ -161,17 +159,19 @@ def write_error_run(drops: Path) -> None:
     (drops / ERROR_RUN).write_text("\n".join([*lines, json.dumps(error)]) + "\n", encoding="utf-8")
 
 
+def write_hostile_night(drops: Path) -> None:
+    """This module's files of the session's hostile night (conftest,
+    ``hostile_imports``): the bad files and the run with an error event."""
+    write_bad_records(drops)
+    write_error_run(drops)
+
+
 @pytest.fixture(scope="module")
-def night(module_built):
+def night(hostile_imports):
     """The bad files and the run with an error event, nights after every
-    imported tool's good fixtures."""
-    wh, _ = module_built(IMPORTS)
-    write_bad_records(wh.drops)
-    write_error_run(wh.drops)
-    err = io.StringIO()
-    with contextlib.redirect_stderr(err):
-        code = wh.build()
-    return wh, code, err.getvalue()
+    imported tool's good fixtures: the session's hostile night, beside the
+    other import modules' bad files."""
+    return hostile_imports.wh, hostile_imports.wh.exit_code, hostile_imports.err
 
 
 def set_of(path: str) -> str:
