@@ -419,3 +419,22 @@ def test_a_smoke_run_from_a_built_samples_warehouse_builds_the_samples_on_a_copy
     with pytest.raises(SystemExit) as stopped:
         bench.main(["--smoke-from", str(built), "--out", str(tmp_path / "out.md")])
     assert stopped.value.code == 2
+
+
+def test_the_promptfoo_target_judges_what_the_file_adds_to_the_import():
+    bench = load_bench()
+    run = {"peak_rss_mib": 100.0, "cpu_s": 1.0, "runs": 1}
+    figures = {}
+    promptfoo = {"results": 1000, "json_bytes": 2**20, "jsonl_bytes": 2**20}
+    for suffix in ("json", "jsonl"):
+        figures[f"promptfoo_{suffix}_import"] = {**run, "wall_s": 9.0}
+        figures[f"promptfoo_{suffix}_floor"] = {**run, "wall_s": 2.0}
+        promptfoo[f"{suffix}_no_file"] = {**run, "wall_s": 6.0}
+        # the median of the paired differences, not the difference of medians
+        promptfoo[f"{suffix}_added_s"] = 3.5
+    targets = {t.key: t for t in bench.promptfoo_targets({"promptfoo": promptfoo, "figures": figures})}
+    for key in ("9", "9l"):
+        # 3.5 s added over a 2 s floor: 1.75 x, within 2 x (9 s / 2 s would not be)
+        assert targets[key].holds is True
+        assert targets[key].measured.startswith("1.75 ×")
+        assert "9.00 s with the file, 6.00 s without, 3.50 s added; floor 2.00 s" in targets[key].measured
