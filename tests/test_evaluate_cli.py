@@ -401,7 +401,7 @@ def changed_project(tmp_path_factory, module_plan) -> dict:
         model.write_text(model.read_text(encoding="utf-8") + "\n-- changed by the plan test\n", encoding="utf-8")
         key = seen["key"] = evaluate_plan.project_key(project)
         cache = seen["cache"] = root / "cache"
-        for name in (original, key):
+        for name in {original, key}:
             shutil.copytree(plan_cache / original, cache / name)
         if (plan_cache / evaluate_plan.PARSE_STATE).is_file():  # as the shared cache has it
             shutil.copy2(plan_cache / evaluate_plan.PARSE_STATE, cache / evaluate_plan.PARSE_STATE)
