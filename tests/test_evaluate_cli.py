@@ -4,12 +4,16 @@ The end-to-end tests compute with the engagement models through the cached
 evaluation plan (agent_eval.agents.engagement.evaluate_plan): dbt builds it once per project
 state, in a cache under pytest's tmp folder shared by this module
 (AGENT_EVAL_CACHE, never ~/.cache); the evaluations replay it without dbt.
-Two tests build a plan of their own (a changed model file, a damaged
-cache). The others stop at input checking and run fast.
+One more plan is built, for two tests (``changed_project``): a copy of the
+project whose model file changed, whose cached entry is stale (a damaged
+template), so the plan of the new state is the rebuild of a damaged cache.
+The others stop at input checking and run fast.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -31,10 +35,20 @@ FIXTURE_RUN = Path(__file__).parent / "fixtures" / "engagement" / "2026-11-01" /
 
 
 @pytest.fixture(scope="module")
-def plan_cache(tmp_path_factory) -> Path:
-    """One evaluation cache for the module: the first evaluation builds the
-    plan, the others replay it."""
-    return tmp_path_factory.mktemp("evaluate-cache")
+def module_plan(tmp_path_factory) -> tuple[Path, list[str]]:
+    """One evaluation cache for the module, with the plan of the project's
+    state built into it first (the evaluations replay it); and what the
+    build said."""
+    cache, notes = tmp_path_factory.mktemp("evaluate-cache"), []
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("AGENT_EVAL_CACHE", str(cache))
+        evaluate_plan.ensure_plan(PROJECT_DIR, notify=notes.append)
+    return cache, notes
+
+
+@pytest.fixture(scope="module")
+def plan_cache(module_plan) -> Path:
+    return module_plan[0]
 
 
 @pytest.fixture(autouse=True)
@@ -345,75 +359,102 @@ def plan_folders(cache: Path) -> set[str]:
     return {p.name for p in cache.iterdir() if (p / evaluate_plan.PLAN_FILE).is_file()}
 
 
-def test_the_plan_is_rebuilt_when_a_model_file_changes(tmp_path, capsys, plan_cache):
+def evaluate_quietly(output: Path, *extra: str) -> tuple[int, str]:
+    """`agent-eval evaluate` of the fixture run (outside a test's capsys):
+    its exit code and stderr."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = cli.main(
+            [
+                "evaluate",
+                "--expected",
+                str(FIXTURE_RUN / "expected.json"),
+                "--run-dir",
+                str(FIXTURE_RUN),
+                "--output",
+                str(output),
+                *extra,
+            ]
+        )
+    return code, err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def changed_project(tmp_path_factory, module_plan) -> dict:
+    """One plan build for two tests: a copy of the project evaluates with
+    the module's plan; then one of its model files changes, and the copy
+    evaluates with a cache holding the module's plan as it is and, as the
+    entry of the changed state, a stale one: the module's plan relabelled,
+    with a mart dropped from its template. The replay on that entry fails,
+    and its rebuild is the plan of the changed model."""
+    plan_cache, _ = module_plan
+    root = tmp_path_factory.mktemp("changed-project")
+    project = copy_project(root / "project")
+    original = evaluate_plan.project_key(PROJECT_DIR)
+    seen: dict = {"copy_key": evaluate_plan.project_key(project), "original_key": original}
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("AGENT_EVAL_CACHE", str(plan_cache))
+        seen["before_code"], _ = evaluate_quietly(root / "before.json", "--project-dir", str(project))
+        seen["module_folders"] = plan_folders(plan_cache)
+
+        model = project / "models" / "marts" / "engagement" / "engagement_run_scores.sql"
+        model.write_text(model.read_text(encoding="utf-8") + "\n-- changed by the plan test\n", encoding="utf-8")
+        key = seen["key"] = evaluate_plan.project_key(project)
+        cache = seen["cache"] = root / "cache"
+        for name in {original, key}:
+            shutil.copytree(plan_cache / original, cache / name)
+        if (plan_cache / evaluate_plan.PARSE_STATE).is_file():  # as the shared cache has it
+            shutil.copy2(plan_cache / evaluate_plan.PARSE_STATE, cache / evaluate_plan.PARSE_STATE)
+        plan_file = cache / key / evaluate_plan.PLAN_FILE
+        plan_file.write_text(plan_file.read_text(encoding="utf-8").replace(original, key), encoding="utf-8")
+        stale = evaluate_plan.load_plan(cache / key, key)  # a plan of that state, as far as the cache can tell
+        with duckdb.connect(str(stale.template)) as con:
+            con.execute("drop table marts.engagement_run_scores")
+
+        env.setenv("AGENT_EVAL_CACHE", str(cache))
+        seen["code"], seen["err"] = evaluate_quietly(root / "after.json", "--project-dir", str(project))
+    # read by the tests (a failed evaluation writes no result: the tests say so)
+    for name in ("before", "after"):
+        written = root / f"{name}.json"
+        seen[name] = json.loads(written.read_text(encoding="utf-8")) if written.is_file() else None
+    seen["plan"] = evaluate_plan.load_plan(cache / key, key)
+    return seen
+
+
+def test_the_plan_is_rebuilt_when_a_model_file_changes(module_plan, changed_project):
     """The key is the project's content, not its place: a copy evaluates with
     the plan already cached; changing a model file's content makes a new plan
-    (whose compiled SQL is the changed model's)."""
-    project = copy_project(tmp_path / "project")
-    assert evaluate_plan.project_key(project) == evaluate_plan.project_key(PROJECT_DIR)
-    before = evaluate_fixture(capsys, tmp_path / "before.json", "--project-dir", str(project))
-    folders = plan_folders(plan_cache)
-    assert evaluate_plan.project_key(project) in folders
+    (whose compiled SQL is the changed model's), beside the old one."""
+    plan_cache, notes = module_plan
+    seen = changed_project
+    # a state with no plan cached has its plan built (the module's, first)
+    assert [note for note in notes if "building the evaluation plan" in note] == notes and len(notes) == 1
+    assert plan_folders(plan_cache) >= {seen["original_key"]}
+    assert seen["copy_key"] == seen["original_key"]
+    assert seen["before_code"] == cli.EXIT_REJECTED
+    assert seen["copy_key"] in seen["module_folders"]
 
-    model = project / "models" / "marts" / "engagement" / "engagement_run_scores.sql"
-    model.write_text(model.read_text(encoding="utf-8") + "\n-- changed by the plan test\n", encoding="utf-8")
-    key = evaluate_plan.project_key(project)
-    assert key not in folders
-    code = cli.main(
-        [
-            "evaluate",
-            "--expected",
-            str(FIXTURE_RUN / "expected.json"),
-            "--run-dir",
-            str(FIXTURE_RUN),
-            "--output",
-            str(tmp_path / "after.json"),
-            "--project-dir",
-            str(project),
-        ]
-    )
-    err = capsys.readouterr().err
-    assert code == cli.EXIT_REJECTED
-    assert "building the evaluation plan" in err
-    assert plan_folders(plan_cache) == folders | {key}
-    plan = evaluate_plan.load_plan(plan_cache / key, key)
-    (scores,) = [n for n in plan.nodes if n["name"] == "engagement_run_scores"]
+    key = seen["key"]
+    assert key not in seen["module_folders"]
+    assert seen["code"] == cli.EXIT_REJECTED, seen["err"]
+    assert "rebuilding the stale evaluation plan" in seen["err"]
+    assert plan_folders(seen["cache"]) == {seen["original_key"], key}
+    (scores,) = [n for n in seen["plan"].nodes if n["name"] == "engagement_run_scores"]
     assert "changed by the plan test" in scores["compiled_code"]
-    after = json.loads((tmp_path / "after.json").read_text(encoding="utf-8"))
-    assert _without_event(after) == _without_event(before)
+    assert _without_event(seen["after"]) == _without_event(seen["before"])
     # only complete entries are ever visible: no build folder is left behind
-    assert not [p for p in plan_cache.iterdir() if p.name.startswith((".build-", ".stale-"))]
+    assert not [p for p in seen["cache"].iterdir() if p.name.startswith((".build-", ".stale-"))]
 
 
-def test_a_damaged_cache_is_rebuilt_once(tmp_path, capsys, plan_cache, monkeypatch):
+def test_a_damaged_cache_is_rebuilt_once(changed_project):
     """A cached template that no longer fits its plan (here: a mart dropped)
     fails the replay; the plan is rebuilt and the evaluation succeeds."""
-    evaluate_fixture(capsys, tmp_path / "warm-up.json")
-    key = evaluate_plan.project_key(PROJECT_DIR)
-    cache = tmp_path / "cache"
-    shutil.copytree(plan_cache / key, cache / key)
-    if (plan_cache / evaluate_plan.PARSE_STATE).is_file():  # as the shared cache has it
-        shutil.copy2(plan_cache / evaluate_plan.PARSE_STATE, cache / evaluate_plan.PARSE_STATE)
-    plan = evaluate_plan.load_plan(cache / key, key)
-    with duckdb.connect(str(plan.template)) as con:
-        con.execute("drop table marts.engagement_run_scores")
-    monkeypatch.setenv("AGENT_EVAL_CACHE", str(cache))
-    code = cli.main(
-        [
-            "evaluate",
-            "--expected",
-            str(FIXTURE_RUN / "expected.json"),
-            "--run-dir",
-            str(FIXTURE_RUN),
-            "--output",
-            str(tmp_path / "out.json"),
-        ]
-    )
-    err = capsys.readouterr().err
-    assert code == cli.EXIT_REJECTED, err
-    assert "the cached evaluation plan failed" in err and "rebuilding the stale" in err
-    assert json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["metrics"]["overallSimilarity"] == 0.85
-    with duckdb.connect(str(plan.template), read_only=True) as con:
+    seen = changed_project
+    assert seen["code"] == cli.EXIT_REJECTED, seen["err"]
+    assert "the cached evaluation plan failed" in seen["err"] and "rebuilding the stale" in seen["err"]
+    assert seen["err"].count("evaluation plan for this project state") == 1  # once
+    assert seen["after"]["metrics"]["overallSimilarity"] == 0.85
+    with duckdb.connect(str(seen["plan"].template), read_only=True) as con:
         assert con.execute("select count(*) from marts.engagement_run_scores").fetchone() == (0,)
 
 

@@ -6,13 +6,22 @@ relation and the rule; an unchanged night must execute no model. Runs on a
 copy of the dbt project, so seeds and models can be broken on purpose. The
 builds after the unchanged night leave dbt's data tests out: the rules
 checked here are enforced where the rows are written, not by data tests.
+
+The builds are one module-scoped sequence (``builds``), each test reading
+what its steps recorded: a failing build is followed by one plain build
+that must recover, and breaks in lineages that do not meet (the resume
+agent's appended scores, the recruit agent's set-grained marts) share one
+failing build, so no break can hide another behind a skipped node.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -65,168 +74,237 @@ class Edit:
         self.path.write_text(self.original, encoding="utf-8")
 
 
-def test_an_unchanged_night_executes_no_model(project):
-    first = results(project)  # the first build's (the snapshot's)
-    # every node succeeded but the verdict on the fixture's rejected rows
+# the set-grained marts of another agent than the appended scores': the
+# recruit agent reads nothing of the resume agent, so its misconfigured
+# models run (and fail) in the same build as the resume agent's duplicate
+RECRUIT_MARTS = Path("models") / "marts" / "recruit_agent"
+RESUME_SCORES = Path("models") / "marts" / "resume_agent" / "resume_item_scores.sql"
+
+
+def build(paths: Paths, **options: Any) -> tuple[int, str]:
+    """cmd_build without reports; its exit code and what it printed."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = cli.cmd_build(paths, reports=False, **options)
+    return code, out.getvalue()
+
+
+def scores_by_set(paths: Paths) -> list[tuple]:
+    return query(paths, "select set_id, count(*) from marts.resume_item_scores group by 1 order by 1")
+
+
+@pytest.fixture(scope="module")
+def builds(project) -> dict[str, dict[str, Any]]:
+    """The module's builds, in order, each on the state the one before left;
+    what each test checks is kept under its step's name:
+
+    1. ``unchanged``: a plain build right after the first (with data tests);
+    2. ``seed_edit``: a partial keyword added to its seed;
+    3. ``broken_seeds``: that edit undone; three seeds broken, one rule each;
+    4. ``restored``: the seeds undone, a plain build (the recovery of 2 and 3);
+    5. ``contract``: a full refresh whose resume scores break their contract;
+    6. ``after_contract``: undone, a plain build (no second full refresh);
+    7. ``append``: night2 delivered while the resume scores duplicate their
+       rows, and two recruit set-grained marts misconfigured;
+    8. ``appended``: all undone, a plain build (the recovery of 7).
+    """
+    edits: list[Edit] = []
+
+    def undo() -> None:
+        while edits:
+            edits.pop().undo()
+
+    seen: dict[str, dict[str, Any]] = {}
+    seeds = project.project_dir / "seeds"
+    try:
+        first = results(project)  # the first build's (the snapshot's)
+        code, _ = build(project)
+        seen["unchanged"] = {
+            "first": first,
+            "code": code,
+            "run": results(project),
+            "scored": query(project, "select count(*) from marts.resume_item_scores"),
+            "valid": query(project, "select sum(n_valid_rows) from ops.file_reconciliation where is_current"),
+        }
+
+        edits.append(
+            Edit(
+                seeds / "common" / "partial_keywords.csv", "\n", "\n알려드릴까요,a partial keyword added by the test\n"
+            )
+        )
+        code, _ = build(project, data_tests=False)
+        seen["seed_edit"] = {"code": code, "run": results(project)}
+        undo()
+
+        edits += [
+            # a keyword twice: the seed's grain (keyword)
+            Edit(seeds / "common" / "partial_keywords.csv", "\n", "\n선택,duplicate\n선택,duplicate again\n"),
+            # a latency score of 7 on a 0-5 rubric: row rule score_range
+            Edit(seeds / "common" / "latency_rubric.csv", ",5\n", ",7\n"),
+            # weights summing to 1.1: table rule weights_sum_to_one
+            Edit(seeds / "recruit_agent" / "recruit_weights.csv", "0.2", "0.3"),
+        ]
+        code, printed = build(project, data_tests=False)
+        seen["broken_seeds"] = {
+            "code": code,
+            "text": printed,
+            "log": (project.log_dir / "dbt.log").read_text(encoding="utf-8"),
+            "seeds_left": {
+                name: relation_exists(project, "rubric", name)
+                for name in ("partial_keywords", "latency_rubric", "recruit_weights")
+            },
+            "run": results(project),
+        }
+        undo()
+
+        code, _ = build(project, data_tests=False)
+        seen["restored"] = {"code": code, "partial_keywords": relation_exists(project, "rubric", "partial_keywords")}
+
+        # contract constraints are enforced by DuckDB on every write
+        edits.append(
+            Edit(project.project_dir / RESUME_SCORES, "items.intent_score,", "items.intent_score + 10 as intent_score,")
+        )
+        code, _ = build(project, full_refresh=True, data_tests=False)
+        seen["contract"] = {"code": code, "run": results(project)}
+        undo()
+
+        code, _ = build(project, data_tests=False)
+        seen["after_contract"] = {
+            "code": code,
+            "in_range": query(project, "select max(intent_score) <= 5 from marts.resume_item_scores"),
+        }
+
+        before = scores_by_set(project)
+        shutil.copytree(FIXTURES / "night2", project.drops_dir, dirs_exist_ok=True)
+        recruit = project.project_dir / RECRUIT_MARTS
+        edits += [
+            Edit(
+                project.project_dir / RESUME_SCORES,
+                "select * from final",
+                "select * from final\nunion all\nselect * from final",
+            ),
+            # every build would append every set again: refused before any row is written
+            Edit(
+                recruit / "recruit_round_scores.sql",
+                "{{ unbuilt(ref('recruit_item_scores')) }}",
+                "{{ ref('recruit_item_scores') }}",
+            ),
+            # its DAG would not order the sets model first: refused at compile time
+            Edit(
+                recruit / "recruit_latency_distribution.sql",
+                "kind='recruit_agent'",
+                "kind='recruit_agent', sets_model='int_engagement__runs_current'",
+            ),
+        ]
+        code, _ = build(project, data_tests=False)
+        seen["append"] = {"code": code, "run": results(project), "before": before, "after": scores_by_set(project)}
+        undo()
+
+        code, _ = build(project, data_tests=False)
+        seen["appended"] = {
+            "code": code,
+            "sets": [r[0] for r in query(project, "select distinct set_id from marts.resume_item_scores order by 1")],
+        }
+    finally:
+        undo()
+    return seen
+
+
+def test_an_unchanged_night_executes_no_model(builds):
+    night = builds["unchanged"]
+    # every node of the first build succeeded but the verdict on the fixture's rejected rows
     assert {
-        uid for uid, r in first.items() if not uid.startswith("exposure.") and r["status"] not in ("success", "pass")
+        uid
+        for uid, r in night["first"].items()
+        if not uid.startswith("exposure.") and r["status"] not in ("success", "pass")
     } == {gates.REJECTED_INPUT_TEST}
     # the build after the creation: the incremental models' set filters
     # went from "every set" to "none", which the reuse fingerprint leaves
     # out (docs/decisions/0019-reuse-unchanged-nodes.md), so nothing is
     # executed again
-    assert cli.cmd_build(project, reports=False) == GOOD
-    again = results(project)
+    assert night["code"] == GOOD
     executed = sorted(
-        uid for uid, r in again.items() if uid.split(".")[0] in ("model", "seed") and r["message"] != "REUSED"
+        uid for uid, r in night["run"].items() if uid.split(".")[0] in ("model", "seed") and r["message"] != "REUSED"
     )
     # the manifest looks at the drops folder every night; the gate log stamps
     # the build that evaluated the gates; everything else is reused
     assert executed == ["model.agent_eval.history_gate_log", "model.agent_eval.raw_drop_files"]
     # and the reused marts still hold the night's scores
-    assert query(project, "select count(*) from marts.resume_item_scores") == query(
-        project, "select sum(n_valid_rows) from ops.file_reconciliation where is_current"
-    )
+    assert night["scored"] == night["valid"]
 
 
-def test_a_seed_edit_reruns_what_reads_it_and_nothing_else(project):
-    seed = project.project_dir / "seeds" / "common" / "partial_keywords.csv"
-    edit = Edit(seed, "\n", "\n알려드릴까요,a partial keyword added by the test\n")
-    try:
-        assert cli.cmd_build(project, reports=False, data_tests=False) == GOOD
-        run = results(project)
-        assert run["seed.agent_eval.partial_keywords"]["message"] != "REUSED"
-        assert run["model.agent_eval.int_resume_agent__items_labelled"]["message"] != "REUSED"
-        # the summary agent does not read the partial keywords
-        assert run["model.agent_eval.summary_case_scores"]["message"] == "REUSED"
-        assert run["seed.agent_eval.latency_rubric"]["message"] == "REUSED"
-    finally:
-        edit.undo()
-    assert cli.cmd_build(project, reports=False, data_tests=False) == GOOD
+def test_a_seed_edit_reruns_what_reads_it_and_nothing_else(builds):
+    night = builds["seed_edit"]
+    assert night["code"] == GOOD
+    run = night["run"]
+    assert run["seed.agent_eval.partial_keywords"]["message"] != "REUSED"
+    assert run["model.agent_eval.int_resume_agent__items_labelled"]["message"] != "REUSED"
+    # the summary agent does not read the partial keywords
+    assert run["model.agent_eval.summary_case_scores"]["message"] == "REUSED"
+    assert run["seed.agent_eval.latency_rubric"]["message"] == "REUSED"
+    # the seed edit undone, the next good build succeeds
+    assert builds["restored"]["code"] == GOOD
 
 
-def test_broken_seeds_fail_the_build_naming_relation_rule_and_key(project, capsys):
-    seeds = project.project_dir / "seeds"
-    edits = [
-        # a keyword twice: the seed's grain (keyword)
-        Edit(seeds / "common" / "partial_keywords.csv", "\n", "\n선택,duplicate\n선택,duplicate again\n"),
-        # a latency score of 7 on a 0-5 rubric: row rule score_range
-        Edit(seeds / "common" / "latency_rubric.csv", ",5\n", ",7\n"),
-        # weights summing to 1.1: table rule weights_sum_to_one
-        Edit(seeds / "recruit_agent" / "recruit_weights.csv", "0.2", "0.3"),
-    ]
-    try:
-        capsys.readouterr()
-        assert cli.cmd_build(project, reports=False, data_tests=False) == cli.EXIT_FAILED
-        out = capsys.readouterr()
-        text = out.out + out.err
-        log = (project.log_dir / "dbt.log").read_text(encoding="utf-8")
-        for expected in (
-            "write-time check failed on",
-            "key(s) of the grain (keyword) occur more than once, e.g. (keyword=선택) x",
-            "break rule score_range (score is null or score between 0 and 5)",
-            "rule weights_sum_to_one is false: abs(sum(weight) - 1) < 1e-9",
-        ):
-            assert expected in text or expected in log, expected
-        # a seed that failed its checks is dropped: the next build loads and checks it again
-        for name in ("partial_keywords", "latency_rubric", "recruit_weights"):
-            assert not relation_exists(project, "rubric", name), name
-        # nothing downstream of them was built on bad rules
-        run = results(project)
-        assert run["model.agent_eval.int_resume_agent__items_labelled"]["status"] == "skipped"
-    finally:
-        for edit in edits:
-            edit.undo()
-    assert cli.cmd_build(project, reports=False, data_tests=False) == GOOD
-    assert relation_exists(project, "rubric", "partial_keywords")
+def test_broken_seeds_fail_the_build_naming_relation_rule_and_key(builds):
+    night = builds["broken_seeds"]
+    assert night["code"] == cli.EXIT_FAILED
+    for expected in (
+        "write-time check failed on",
+        "key(s) of the grain (keyword) occur more than once, e.g. (keyword=선택) x",
+        "break rule score_range (score is null or score between 0 and 5)",
+        "rule weights_sum_to_one is false: abs(sum(weight) - 1) < 1e-9",
+    ):
+        assert expected in night["text"] or expected in night["log"], expected
+    # a seed that failed its checks is dropped: the next build loads and checks it again
+    assert night["seeds_left"] == {"partial_keywords": False, "latency_rubric": False, "recruit_weights": False}
+    # nothing downstream of them was built on bad rules
+    assert night["run"]["model.agent_eval.int_resume_agent__items_labelled"]["status"] == "skipped"
+    assert builds["restored"] == {"code": GOOD, "partial_keywords": True}
 
 
-def test_a_mart_writing_an_out_of_range_score_fails_its_contract(project):
-    # contract constraints are enforced by DuckDB on every write
-    model = project.project_dir / "models" / "marts" / "resume_agent" / "resume_item_scores.sql"
-    edit = Edit(model, "items.intent_score,", "items.intent_score + 10 as intent_score,")
-    try:
-        assert cli.cmd_build(project, full_refresh=True, reports=False, data_tests=False) == cli.EXIT_FAILED
-        run = results(project)
-        failed = run["model.agent_eval.resume_item_scores"]
-        assert failed["status"] == "error"
-        assert "CHECK constraint failed" in failed["message"] and "intent_score" in failed["message"]
-    finally:
-        edit.undo()
-    # a plain build (no second full refresh) recovers
-    assert cli.cmd_build(project, reports=False, data_tests=False) == GOOD
-    assert query(project, "select max(intent_score) <= 5 from marts.resume_item_scores") == [(True,)]
-
-
-def test_a_duplicated_key_in_a_nightly_append_is_rolled_back(project):
-    before = query(project, "select set_id, count(*) from marts.resume_item_scores group by 1 order by 1")
-    assert [set_id for set_id, _ in before] == ["2026-11-01/resume_agent_basic.csv"]
-    shutil.copytree(FIXTURES / "night2", project.drops_dir, dirs_exist_ok=True)
-    model = project.project_dir / "models" / "marts" / "resume_agent" / "resume_item_scores.sql"
-    edit = Edit(model, "select * from final", "select * from final\nunion all\nselect * from final")
-    try:
-        assert cli.cmd_build(project, reports=False, data_tests=False) == cli.EXIT_FAILED
-        failed = results(project)["model.agent_eval.resume_item_scores"]
-        assert failed["status"] == "error"
-        assert "key(s) of the grain (set_id, line_number) occur more than once" in failed["message"]
-        assert "set_id=2026-11-02/resume_agent_basic.csv" in failed["message"]
-        # the append was rolled back: the first night is intact, nothing of the second
-        assert query(project, "select set_id, count(*) from marts.resume_item_scores group by 1 order by 1") == before
-    finally:
-        edit.undo()
-    assert cli.cmd_build(project, reports=False, data_tests=False) == GOOD
-    assert [r[0] for r in query(project, "select distinct set_id from marts.resume_item_scores order by 1")] == [
-        "2026-11-01/resume_agent_basic.csv",
-        "2026-11-02/resume_agent_basic.csv",
-    ]
-
-
-@pytest.fixture(scope="module")
-def misconfigured(project) -> tuple[int, dict[str, dict], int]:
-    """Two set-grained models misconfigured at once (neither reads the
-    other): one build with both, then a plain build after both are undone.
-    Returns that build's exit code and dbt's results, and the exit code
-    of the build after."""
-    marts = project.project_dir / "models" / "marts" / "resume_agent"
-    edits = [
-        # every build would append every set again: refused before any row is written
-        Edit(
-            marts / "resume_round_scores.sql",
-            "{{ unbuilt(ref('resume_item_scores')) }}",
-            "{{ ref('resume_item_scores') }}",
-        ),
-        # its DAG would not order the sets model first: refused at compile time
-        Edit(
-            marts / "resume_latency_distribution.sql",
-            "kind='resume_agent'",
-            "kind='resume_agent', sets_model='int_engagement__runs_current'",
-        ),
-    ]
-    try:
-        code = cli.cmd_build(project, reports=False, data_tests=False)
-        run = results(project)
-    finally:
-        for edit in edits:
-            edit.undo()
-    return code, run, cli.cmd_build(project, reports=False, data_tests=False)
-
-
-def test_a_set_grained_model_that_filters_no_input_fails_naming_it(misconfigured):
-    code, run, after = misconfigured
-    assert code == cli.EXIT_FAILED
-    failed = run["model.agent_eval.resume_round_scores"]
+def test_a_mart_writing_an_out_of_range_score_fails_its_contract(builds):
+    night = builds["contract"]
+    assert night["code"] == cli.EXIT_FAILED
+    failed = night["run"]["model.agent_eval.resume_item_scores"]
     assert failed["status"] == "error"
-    assert "resume_round_scores is set_incremental but reads no input through unbuilt()" in failed["message"]
-    assert after == GOOD
+    assert "CHECK constraint failed" in failed["message"] and "intent_score" in failed["message"]
+    # a plain build (no second full refresh) recovers
+    assert builds["after_contract"] == {"code": GOOD, "in_range": [(True,)]}
 
 
-def test_a_set_grained_model_whose_sets_model_is_not_upstream_fails_naming_both(misconfigured):
-    code, run, after = misconfigured
-    assert code == cli.EXIT_FAILED
-    failed = run["model.agent_eval.resume_latency_distribution"]
+def test_a_duplicated_key_in_a_nightly_append_is_rolled_back(builds):
+    night = builds["append"]
+    assert [set_id for set_id, _ in night["before"]] == ["2026-11-01/resume_agent_basic.csv"]
+    assert night["code"] == cli.EXIT_FAILED
+    failed = night["run"]["model.agent_eval.resume_item_scores"]
+    assert failed["status"] == "error"
+    assert "key(s) of the grain (set_id, line_number) occur more than once" in failed["message"]
+    assert "set_id=2026-11-02/resume_agent_basic.csv" in failed["message"]
+    # the append was rolled back: the first night is intact, nothing of the second
+    assert night["after"] == night["before"]
+    assert builds["appended"] == {
+        "code": GOOD,
+        "sets": ["2026-11-01/resume_agent_basic.csv", "2026-11-02/resume_agent_basic.csv"],
+    }
+
+
+def test_a_set_grained_model_that_filters_no_input_fails_naming_it(builds):
+    night = builds["append"]
+    assert night["code"] == cli.EXIT_FAILED
+    failed = night["run"]["model.agent_eval.recruit_round_scores"]
+    assert failed["status"] == "error"
+    assert "recruit_round_scores is set_incremental but reads no input through unbuilt()" in failed["message"]
+    assert builds["appended"]["code"] == GOOD
+
+
+def test_a_set_grained_model_whose_sets_model_is_not_upstream_fails_naming_both(builds):
+    night = builds["append"]
+    assert night["code"] == cli.EXIT_FAILED
+    failed = night["run"]["model.agent_eval.recruit_latency_distribution"]
     assert failed["status"] == "error"
     assert (
-        "resume_latency_distribution reads its sets from int_engagement__runs_current, which is not upstream of it"
+        "recruit_latency_distribution reads its sets from int_engagement__runs_current, which is not upstream of it"
         in failed["message"]
     )
-    assert after == GOOD
+    assert builds["appended"]["code"] == GOOD
