@@ -6,6 +6,8 @@ night-holds part."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import shutil
 import unicodedata
 
@@ -196,30 +198,61 @@ def test_a_date_folder_from_the_future_is_not_read_until_its_date_comes(built, m
     assert (morning / "2099-01-01.md").is_file()
 
 
-@pytest.mark.parametrize("damage", ["truncated", "overwritten"])
-def test_a_damaged_warehouse_is_one_line_and_moving_it_aside_rebuilds_the_same_marts(built, capsys, damage):
-    wh, first = built("basic")
+DAMAGES = {
+    "truncated": lambda data: data[: len(data) // 3],
+    "overwritten": lambda data: b"not a warehouse\n" * 4096,
+}
+DAMAGED_COMMANDS = (
+    ["build", "--drops", "{drops}", "--reports", "{reports}"],
+    ["withdraw", "2026-11-01", "--reason", "x"],
+    ["report"],
+)
+
+
+@pytest.fixture(scope="module")
+def damaged(module_built):
+    """One copy of `basic`, its warehouse file damaged each way in turn
+    (each command's exit code and stderr kept per damage, and whether the
+    published file was still untouched), then moved aside the way the
+    message says and built again: one rebuild serves both damages, since
+    it reads the drops, never the file moved aside (the second damage's;
+    the first lies under it on the same path)."""
+    wh, first = module_built("basic")
     assert first == cli.EXIT_REJECTED
     published = wh.paths.published_db.read_bytes()
     clean = wh.query("select set_id, metric, metric_value from marts.history_set_metrics order by all")
     data = wh.paths.db_path.read_bytes()
-    wh.paths.db_path.write_bytes(data[: len(data) // 3] if damage == "truncated" else b"not a warehouse\n" * 4096)
-    capsys.readouterr()
-    for args in (
-        ["build", "--drops", str(wh.drops), "--reports", str(wh.paths.reports_dir)],
-        ["withdraw", "2026-11-01", "--reason", "x"],
-        ["report"],
-    ):
-        code = cli.main([*args, "--db", str(wh.paths.db_path)])
-        err = capsys.readouterr().err.strip()
-        assert code == cli.EXIT_FAILED, args
-        assert err.count("\n") == 0 and "Traceback" not in err, err
-        assert err.startswith(f"agent-eval: {wh.paths.db_path} is damaged (") and "mv " in err, err
-    assert wh.paths.published_db.read_bytes() == published  # untouched
+    answers: dict[str, list[tuple[list[str], int, str]]] = {}
+    untouched: dict[str, bool] = {}
+    for damage, damaging in DAMAGES.items():
+        wh.paths.db_path.write_bytes(damaging(data))
+        answers[damage] = []
+        for command in DAMAGED_COMMANDS:
+            args = [a.format(drops=wh.drops, reports=wh.paths.reports_dir) for a in command]
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = cli.main([*args, "--db", str(wh.paths.db_path)])
+            answers[damage].append((args, code, err.getvalue().strip()))
+        untouched[damage] = wh.paths.published_db.read_bytes() == published
     # the way back the message gives: move it aside, build again
     wh.paths.db_path.rename(wh.paths.db_path.with_name(wh.paths.db_path.name + ".damaged"))
-    assert wh.build(data_tests=False) == cli.EXIT_REJECTED
-    assert wh.query("select set_id, metric, metric_value from marts.history_set_metrics order by all") == clean
+    code = wh.build(data_tests=False)
+    rebuilt = wh.query("select set_id, metric, metric_value from marts.history_set_metrics order by all")
+    return wh, answers, untouched, (clean, code, rebuilt)
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGES))
+def test_a_damaged_warehouse_is_one_line_and_moving_it_aside_rebuilds_the_same_marts(damaged, damage):
+    wh, answers, untouched, (clean, code, rebuilt) = damaged
+    assert len(answers[damage]) == len(DAMAGED_COMMANDS)
+    for args, exit_code, err in answers[damage]:
+        assert exit_code == cli.EXIT_FAILED, args
+        assert err.count("\n") == 0 and "Traceback" not in err, err
+        assert err.startswith(f"agent-eval: {wh.paths.db_path} is damaged (") and "mv " in err, err
+    assert untouched[damage]  # the published file
+    # the way back the message gives: move it aside, build again
+    assert code == cli.EXIT_REJECTED
+    assert clean and rebuilt == clean
 
 
 def test_the_summary_counts_sets_not_files(night):
