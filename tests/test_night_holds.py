@@ -17,7 +17,7 @@ import pytest
 import adversarial
 from agent_eval import cli, withdraw
 from agent_eval.viewer import pages
-from conftest import Warehouse
+from conftest import Snapshot, Warehouse
 
 
 @pytest.fixture(scope="module")
@@ -110,16 +110,45 @@ def test_an_expectation_file_over_the_record_limit_is_rejected_naming_the_limit(
     assert state == [("no_expected",)]
 
 
-def test_withdrawing_a_date_removes_its_morning_page_and_the_page_follows_the_newest_date(demo_warehouse_copy):
-    wh = demo_warehouse_copy  # the sample drops, built with reports
+FUTURE = "2099-01-01/resume_agent_future.csv"
+
+
+@pytest.fixture(scope="module")
+def withdrawn_and_future(demo_warehouse, tmp_path_factory):
+    """A copy of the sample drops, built with reports, and two nights on
+    it. The first both withdraws the date 2026-11-02 and finds a date
+    folder from the future (a resume file of other bytes than a sample's,
+    dated 2099-01-01): the withdrawal and the future folder touch
+    different dates, so one night serves the tests of both. The second is
+    the night the future date comes (a replay: AGENT_EVAL_AS_OF). What
+    each test checks is kept as the night left it."""
+    wh = Warehouse.copy_of(Snapshot(demo_warehouse.root), tmp_path_factory.mktemp("demo"))
     morning = wh.paths.reports_dir / "morning"
-    assert (morning / "2026-11-02.md").is_file() and list(morning.glob("2026-11-02.*.png"))
-    outcome = withdraw.record(wh.paths.db_path, "2026-11-02", reason="a test night")
-    assert outcome.versions
-    wh.build(reports=True, data_tests=False)
-    assert not (morning / "2026-11-02.md").exists()
-    assert not list(morning.glob("2026-11-02.*"))
-    assert (morning / "2026-11-01.md").is_file()
+    pages_before = sorted(p.name for p in morning.iterdir())
+    versions = withdraw.record(wh.paths.db_path, "2026-11-02", reason="a test night").versions
+    good = wh.drops / "2026-11-01" / "resume_agent_nightly.csv"
+    (wh.drops / FUTURE).parent.mkdir()
+    (wh.drops / FUTURE).write_bytes(good.read_bytes() + b"\n")  # other bytes: not a repeat
+    code = wh.build(reports=True, data_tests=False)
+    pages = sorted(p.name for p in morning.iterdir())
+    future = wh.query("select status, reject_reason from ops.load_log where source_file = ?", [FUTURE])
+    metrics = wh.query("select count(*) from marts.history_set_metrics where drop_date = '2099-01-01'")
+    first = {"code": code, "pages": pages, "future": future, "metrics": metrics}
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.setenv("AGENT_EVAL_AS_OF", "2099-01-01")
+    try:
+        wh.build(reports=True, data_tests=False)
+    finally:
+        monkeypatch.undo()
+    return wh, pages_before, versions, first
+
+
+def test_withdrawing_a_date_removes_its_morning_page_and_the_page_follows_the_newest_date(withdrawn_and_future):
+    _, before, versions, first = withdrawn_and_future  # the sample drops, built with reports
+    assert "2026-11-02.md" in before and any(p.startswith("2026-11-02.") and p.endswith(".png") for p in before)
+    assert versions
+    assert not [p for p in first["pages"] if p.startswith("2026-11-02.")]
+    assert "2026-11-01.md" in first["pages"]
 
 
 HOLD_LOCK = """
@@ -173,29 +202,20 @@ def test_a_second_command_while_a_build_holds_the_lock_refuses_at_once_in_one_li
     lock.release()
 
 
-def test_a_date_folder_from_the_future_is_not_read_until_its_date_comes(built, monkeypatch):
-    wh, first = built("basic")  # night 1, with reports: its rejected rows are exit 3
-    assert first == cli.EXIT_REJECTED
-    [good] = sorted(wh.drops.glob("2026-11-01/resume_agent_*.csv"))
-    future = wh.drops / "2099-01-01" / "resume_agent_future.csv"
-    future.parent.mkdir()
-    future.write_bytes(good.read_bytes() + b"\n")  # other bytes: not a repeat
-    assert wh.build(reports=True, data_tests=False) == cli.EXIT_REJECTED
-    [(status, reason)] = wh.query(
-        "select status, reject_reason from ops.load_log where source_file = '2099-01-01/resume_agent_future.csv'"
-    )
+def test_a_date_folder_from_the_future_is_not_read_until_its_date_comes(withdrawn_and_future):
+    wh, _, _, first = withdrawn_and_future
+    assert first["code"] == cli.EXIT_REJECTED  # the samples' rejected rows, and the future file
+    [(status, reason)] = first["future"]
     assert status == "rejected" and "a date in the future" in reason
-    assert wh.query("select count(*) from marts.history_set_metrics where drop_date = '2099-01-01'") == [(0,)]
-    morning = wh.paths.reports_dir / "morning"
-    assert sorted(p.name for p in morning.glob("*.md")) == ["2026-11-01.md"]
+    assert first["metrics"] == [(0,)]
+    # the morning page is the newest date's with a set (2026-11-02 is withdrawn), not the future one's
+    assert not [p for p in first["pages"] if p.startswith("2099-01-01.")]
+    assert [p for p in first["pages"] if p.endswith(".md")] == ["2026-11-01.md"]
     # the night its date has come (a replay: AGENT_EVAL_AS_OF), it is read
-    monkeypatch.setenv("AGENT_EVAL_AS_OF", "2099-01-01")
-    wh.build(reports=True, data_tests=False)
     assert wh.query(
-        "select status from ops.load_log where source_file = '2099-01-01/resume_agent_future.csv' "
-        "order by observation_seq desc limit 1"
+        "select status from ops.load_log where source_file = ? order by observation_seq desc limit 1", [FUTURE]
     ) == [("loaded",)]
-    assert (morning / "2099-01-01.md").is_file()
+    assert (wh.paths.reports_dir / "morning" / "2099-01-01.md").is_file()
 
 
 DAMAGES = {
