@@ -9,6 +9,7 @@ registry look-ups), not time: scripts/bench.py measures the time
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import json
 import os
@@ -55,6 +56,43 @@ def history(tmp_path_factory):
     return wh, runs, first
 
 
+@dataclasses.dataclass
+class Night:
+    """A build after the first and what it left: exit code, output, the
+    report files and the published files before and after it, and whether
+    what it served was what the working warehouse held."""
+
+    code: int
+    out: str
+    reports_before: dict[str, int]
+    reports_after: dict[str, int]
+    published_before: tuple[tuple[int, int], str, list[str]]
+    published_after: tuple[tuple[int, int], str, list[str]]
+    served_as_built: bool
+
+
+def night(wh: Warehouse) -> Night:
+    reports, published = report_files(wh.paths.reports_dir), published_files(wh)
+    code, out = build(wh)
+    after = report_files(wh.paths.reports_dir), published_files(wh)
+    return Night(code, out, reports, after[0], published, after[1], served_as_built(wh))
+
+
+@pytest.fixture(scope="module")
+def nights(history) -> dict[str, Night]:
+    """The two nights after the first, each built once and read by every
+    test of what it did (reports rewritten, files published): one with
+    nothing new, then one whose newest run is delivered again with other
+    bytes (its action log two acts shorter). The newest run: no later
+    set's trend includes it, so its report is the only one that changes."""
+    wh, runs, _ = history
+    quiet = night(wh)
+    log = wh.drops / max(runs) / adversarial.HISTORY_AGENTS[0] / "actions.jsonl"
+    lines = log.read_text(encoding="utf-8").splitlines()
+    log.write_text("\n".join(lines[:-2]) + "\n", encoding="utf-8")  # two acts fewer: new bytes
+    return {"quiet": quiet, "replaced": night(wh)}
+
+
 def test_the_summary_counts_one_set_per_run_folder(history):
     _, _, first = history
     engagement = registry.by_name()["engagement"]
@@ -80,34 +118,27 @@ def test_the_first_night_writes_every_report_and_records_what_it_was_rendered_fr
     assert f"  ... and {N_RUNS - runner.MAX_LISTED} more, one folder per agent" in first
 
 
-def test_a_night_with_nothing_new_rewrites_no_report_chart_or_morning_page(history):
+def test_a_night_with_nothing_new_rewrites_no_report_chart_or_morning_page(history, nights):
     wh, _, _ = history
-    before = report_files(wh.paths.reports_dir)
+    quiet = nights["quiet"]
+    before = quiet.reports_before
     assert any(name.endswith(".png") for name in before) and any(name.startswith("morning/") for name in before)
-    code, second = build(wh)
-    assert code == cli.EXIT_OK, second
-    assert report_files(wh.paths.reports_dir) == before
-    assert f"reports written: 0 under {wh.paths.reports_dir} ({N_RUNS} unchanged" in second
+    assert quiet.code == cli.EXIT_OK, quiet.out
+    assert quiet.reports_after == before
+    assert f"reports written: 0 under {wh.paths.reports_dir} ({N_RUNS} unchanged" in quiet.out
 
 
-def test_a_replaced_run_rewrites_its_report_and_no_other(history):
-    wh, runs, _ = history
+def test_a_replaced_run_rewrites_its_report_and_no_other(history, nights):
+    _, runs, _ = history
+    replaced = nights["replaced"]
     engagement = registry.by_name()["engagement"]
-    # the newest run of the series (the last of the last date): no later
-    # set's trend includes it, so its report is the only one that changes
-    newest = max(runs)
-    log = wh.drops / newest / adversarial.HISTORY_AGENTS[0] / "actions.jsonl"
-    lines = log.read_text(encoding="utf-8").splitlines()
-    log.write_text("\n".join(lines[:-2]) + "\n", encoding="utf-8")  # two acts fewer: new bytes
-    before = report_files(wh.paths.reports_dir)
-    code, night = build(wh)
-    assert code == cli.EXIT_OK, night
-    after = report_files(wh.paths.reports_dir)
+    assert replaced.code == cli.EXIT_OK, replaced.out
+    before, after = replaced.reports_before, replaced.reports_after
     changed = {name for name in after if after[name] != before.get(name)}
-    target = engagement.report_path(Path(), newest).as_posix()
+    target = engagement.report_path(Path(), max(runs)).as_posix()
     assert target in changed
     assert {name for name in changed if name.endswith(".md") and not name.startswith("morning/")} == {target}
-    assert "reports written: 1 under" in night
+    assert "reports written: 1 under" in replaced.out
 
 
 def test_a_missing_report_file_is_written_again(history):
@@ -157,31 +188,23 @@ def served_as_built(wh: Warehouse) -> bool:
     return len(listed) > 30 and built == listed
 
 
-def test_a_night_with_nothing_new_copies_nothing_and_a_changed_night_publishes(history):
-    wh, runs, _ = history
-    code, night = build(wh)  # whatever the earlier tests did is published
-    assert code == cli.EXIT_OK, night
-    before = published_files(wh)
-    code, quiet = build(wh)
-    assert code == cli.EXIT_OK, quiet
-    assert published_files(wh) == before  # not rewritten, no new Parquet version
-    assert f"tables unchanged, nothing copied: {wh.paths.publish_dir}" in quiet
-    assert f"published: {wh.paths.published_db} (" in quiet
+def test_a_night_with_nothing_new_copies_nothing_and_a_changed_night_publishes(history, nights):
+    wh, _, _ = history
+    quiet, replaced = nights["quiet"], nights["replaced"]
+    assert quiet.code == cli.EXIT_OK, quiet.out
+    assert quiet.published_after == quiet.published_before  # not rewritten, no new Parquet version
+    assert f"tables unchanged, nothing copied: {wh.paths.publish_dir}" in quiet.out
+    assert f"published: {wh.paths.published_db} (" in quiet.out
     # what is served is what the working warehouse holds
-    assert served_as_built(wh)
+    assert quiet.served_as_built
 
     # new bytes in one run folder: the night publishes, and what it serves
     # is the new state (the run has two records fewer)
-    oldest = min(runs)
-    log = wh.drops / oldest / adversarial.HISTORY_AGENTS[0] / "actions.jsonl"
-    lines = log.read_text(encoding="utf-8").splitlines()
-    log.write_text("\n".join(lines[:-2]) + "\n", encoding="utf-8")
-    code, changed = build(wh)
-    assert code == cli.EXIT_OK, changed
-    after = published_files(wh)
+    assert replaced.code == cli.EXIT_OK, replaced.out
+    before, after = replaced.published_before, replaced.published_after
     assert after[0] != before[0] and after[1] != before[1]
-    assert "tables unchanged" not in changed
-    assert served_as_built(wh)
+    assert "tables unchanged" not in replaced.out
+    assert replaced.served_as_built
 
 
 def test_listing_the_drops_looks_the_registry_up_once_whatever_the_history_holds(tmp_path, monkeypatch):

@@ -6,6 +6,8 @@ night-holds part."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import shutil
 import unicodedata
 
@@ -15,7 +17,7 @@ import pytest
 import adversarial
 from agent_eval import cli, withdraw
 from agent_eval.viewer import pages
-from conftest import Warehouse
+from conftest import Snapshot, Warehouse
 
 
 @pytest.fixture(scope="module")
@@ -108,16 +110,45 @@ def test_an_expectation_file_over_the_record_limit_is_rejected_naming_the_limit(
     assert state == [("no_expected",)]
 
 
-def test_withdrawing_a_date_removes_its_morning_page_and_the_page_follows_the_newest_date(demo_warehouse_copy):
-    wh = demo_warehouse_copy  # the sample drops, built with reports
+FUTURE = "2099-01-01/resume_agent_future.csv"
+
+
+@pytest.fixture(scope="module")
+def withdrawn_and_future(demo_warehouse, tmp_path_factory):
+    """A copy of the sample drops, built with reports, and two nights on
+    it. The first both withdraws the date 2026-11-02 and finds a date
+    folder from the future (a resume file of other bytes than a sample's,
+    dated 2099-01-01): the withdrawal and the future folder touch
+    different dates, so one night serves the tests of both. The second is
+    the night the future date comes (a replay: AGENT_EVAL_AS_OF). What
+    each test checks is kept as the night left it."""
+    wh = Warehouse.copy_of(Snapshot(demo_warehouse.root), tmp_path_factory.mktemp("demo"))
     morning = wh.paths.reports_dir / "morning"
-    assert (morning / "2026-11-02.md").is_file() and list(morning.glob("2026-11-02.*.png"))
-    outcome = withdraw.record(wh.paths.db_path, "2026-11-02", reason="a test night")
-    assert outcome.versions
-    wh.build(reports=True, data_tests=False)
-    assert not (morning / "2026-11-02.md").exists()
-    assert not list(morning.glob("2026-11-02.*"))
-    assert (morning / "2026-11-01.md").is_file()
+    pages_before = sorted(p.name for p in morning.iterdir())
+    versions = withdraw.record(wh.paths.db_path, "2026-11-02", reason="a test night").versions
+    good = wh.drops / "2026-11-01" / "resume_agent_nightly.csv"
+    (wh.drops / FUTURE).parent.mkdir()
+    (wh.drops / FUTURE).write_bytes(good.read_bytes() + b"\n")  # other bytes: not a repeat
+    code = wh.build(reports=True, data_tests=False)
+    pages = sorted(p.name for p in morning.iterdir())
+    future = wh.query("select status, reject_reason from ops.load_log where source_file = ?", [FUTURE])
+    metrics = wh.query("select count(*) from marts.history_set_metrics where drop_date = '2099-01-01'")
+    first = {"code": code, "pages": pages, "future": future, "metrics": metrics}
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.setenv("AGENT_EVAL_AS_OF", "2099-01-01")
+    try:
+        wh.build(reports=True, data_tests=False)
+    finally:
+        monkeypatch.undo()
+    return wh, pages_before, versions, first
+
+
+def test_withdrawing_a_date_removes_its_morning_page_and_the_page_follows_the_newest_date(withdrawn_and_future):
+    _, before, versions, first = withdrawn_and_future  # the sample drops, built with reports
+    assert "2026-11-02.md" in before and any(p.startswith("2026-11-02.") and p.endswith(".png") for p in before)
+    assert versions
+    assert not [p for p in first["pages"] if p.startswith("2026-11-02.")]
+    assert "2026-11-01.md" in first["pages"]
 
 
 HOLD_LOCK = """
@@ -171,55 +202,77 @@ def test_a_second_command_while_a_build_holds_the_lock_refuses_at_once_in_one_li
     lock.release()
 
 
-def test_a_date_folder_from_the_future_is_not_read_until_its_date_comes(built, monkeypatch):
-    wh, first = built("basic")  # night 1, with reports: its rejected rows are exit 3
-    assert first == cli.EXIT_REJECTED
-    [good] = sorted(wh.drops.glob("2026-11-01/resume_agent_*.csv"))
-    future = wh.drops / "2099-01-01" / "resume_agent_future.csv"
-    future.parent.mkdir()
-    future.write_bytes(good.read_bytes() + b"\n")  # other bytes: not a repeat
-    assert wh.build(reports=True, data_tests=False) == cli.EXIT_REJECTED
-    [(status, reason)] = wh.query(
-        "select status, reject_reason from ops.load_log where source_file = '2099-01-01/resume_agent_future.csv'"
-    )
+def test_a_date_folder_from_the_future_is_not_read_until_its_date_comes(withdrawn_and_future):
+    wh, _, _, first = withdrawn_and_future
+    assert first["code"] == cli.EXIT_REJECTED  # the samples' rejected rows, and the future file
+    [(status, reason)] = first["future"]
     assert status == "rejected" and "a date in the future" in reason
-    assert wh.query("select count(*) from marts.history_set_metrics where drop_date = '2099-01-01'") == [(0,)]
-    morning = wh.paths.reports_dir / "morning"
-    assert sorted(p.name for p in morning.glob("*.md")) == ["2026-11-01.md"]
+    assert first["metrics"] == [(0,)]
+    # the morning page is the newest date's with a set (2026-11-02 is withdrawn), not the future one's
+    assert not [p for p in first["pages"] if p.startswith("2099-01-01.")]
+    assert [p for p in first["pages"] if p.endswith(".md")] == ["2026-11-01.md"]
     # the night its date has come (a replay: AGENT_EVAL_AS_OF), it is read
-    monkeypatch.setenv("AGENT_EVAL_AS_OF", "2099-01-01")
-    wh.build(reports=True, data_tests=False)
     assert wh.query(
-        "select status from ops.load_log where source_file = '2099-01-01/resume_agent_future.csv' "
-        "order by observation_seq desc limit 1"
+        "select status from ops.load_log where source_file = ? order by observation_seq desc limit 1", [FUTURE]
     ) == [("loaded",)]
-    assert (morning / "2099-01-01.md").is_file()
+    assert (wh.paths.reports_dir / "morning" / "2099-01-01.md").is_file()
 
 
-@pytest.mark.parametrize("damage", ["truncated", "overwritten"])
-def test_a_damaged_warehouse_is_one_line_and_moving_it_aside_rebuilds_the_same_marts(built, capsys, damage):
-    wh, first = built("basic")
+DAMAGES = {
+    "truncated": lambda data: data[: len(data) // 3],
+    "overwritten": lambda data: b"not a warehouse\n" * 4096,
+}
+DAMAGED_COMMANDS = (
+    ["build", "--drops", "{drops}", "--reports", "{reports}"],
+    ["withdraw", "2026-11-01", "--reason", "x"],
+    ["report"],
+)
+
+
+@pytest.fixture(scope="module")
+def damaged(module_built):
+    """One copy of `basic`, its warehouse file damaged each way in turn
+    (each command's exit code and stderr kept per damage, and whether the
+    published file was still untouched), then moved aside the way the
+    message says and built again: one rebuild serves both damages, since
+    it reads the drops, never the file moved aside (the second damage's;
+    the first lies under it on the same path)."""
+    wh, first = module_built("basic")
     assert first == cli.EXIT_REJECTED
     published = wh.paths.published_db.read_bytes()
     clean = wh.query("select set_id, metric, metric_value from marts.history_set_metrics order by all")
     data = wh.paths.db_path.read_bytes()
-    wh.paths.db_path.write_bytes(data[: len(data) // 3] if damage == "truncated" else b"not a warehouse\n" * 4096)
-    capsys.readouterr()
-    for args in (
-        ["build", "--drops", str(wh.drops), "--reports", str(wh.paths.reports_dir)],
-        ["withdraw", "2026-11-01", "--reason", "x"],
-        ["report"],
-    ):
-        code = cli.main([*args, "--db", str(wh.paths.db_path)])
-        err = capsys.readouterr().err.strip()
-        assert code == cli.EXIT_FAILED, args
-        assert err.count("\n") == 0 and "Traceback" not in err, err
-        assert err.startswith(f"agent-eval: {wh.paths.db_path} is damaged (") and "mv " in err, err
-    assert wh.paths.published_db.read_bytes() == published  # untouched
+    answers: dict[str, list[tuple[list[str], int, str]]] = {}
+    untouched: dict[str, bool] = {}
+    for damage, damaging in DAMAGES.items():
+        wh.paths.db_path.write_bytes(damaging(data))
+        answers[damage] = []
+        for command in DAMAGED_COMMANDS:
+            args = [a.format(drops=wh.drops, reports=wh.paths.reports_dir) for a in command]
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = cli.main([*args, "--db", str(wh.paths.db_path)])
+            answers[damage].append((args, code, err.getvalue().strip()))
+        untouched[damage] = wh.paths.published_db.read_bytes() == published
     # the way back the message gives: move it aside, build again
     wh.paths.db_path.rename(wh.paths.db_path.with_name(wh.paths.db_path.name + ".damaged"))
-    assert wh.build(data_tests=False) == cli.EXIT_REJECTED
-    assert wh.query("select set_id, metric, metric_value from marts.history_set_metrics order by all") == clean
+    code = wh.build(data_tests=False)
+    rebuilt = wh.query("select set_id, metric, metric_value from marts.history_set_metrics order by all")
+    return wh, answers, untouched, (clean, code, rebuilt)
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGES))
+def test_a_damaged_warehouse_is_one_line_and_moving_it_aside_rebuilds_the_same_marts(damaged, damage):
+    wh, answers, untouched, (clean, code, rebuilt) = damaged
+    assert len(answers[damage]) == len(DAMAGED_COMMANDS)
+    for args, exit_code, err in answers[damage]:
+        assert exit_code == cli.EXIT_FAILED, args
+        assert err.count("\n") == 0 and "Traceback" not in err, err
+        assert err.startswith(f"agent-eval: {wh.paths.db_path} is damaged (") and "mv " in err, err
+    assert untouched[damage]  # the published file
+    # the way back the message gives: move it aside, build again
+    assert code == cli.EXIT_REJECTED
+    assert clean and rebuilt == clean
 
 
 def test_the_summary_counts_sets_not_files(night):
