@@ -184,19 +184,23 @@
 
 {% macro agent_kinds(agent) -%}
     {#- The input kinds of `agent` as the registry seed's relation lists
-        them (read once per build), none when it is not loaded yet. -#}
+        them (read once per build, from when it exists: a node compiled
+        before a first build loads the seed reads the whole versions, and
+        the nodes after it still read their kinds'), none when it is not
+        loaded yet. -#}
     {%- set held = build_states() -%}
     {%- if held.kinds is none -%}
         {%- set seed = registry_seed() -%}
-        {%- set found = {} -%}
         {%- set relation = adapter.get_relation(
             database=seed.database, schema=seed.schema, identifier=seed.alias or seed.name
         ) if seed is not none else none -%}
-        {%- if relation is not none -%}
-            {%- for row in run_query('select agent, input_kinds from ' ~ relation).rows -%}
-                {%- do found.update({row[0]: (row[1] or '').split()}) -%}
-            {%- endfor -%}
+        {%- if relation is none -%}
+            {{ return(none) }}
         {%- endif -%}
+        {%- set found = {} -%}
+        {%- for row in run_query('select agent, input_kinds from ' ~ relation).rows -%}
+            {%- do found.update({row[0]: (row[1] or '').split()}) -%}
+        {%- endfor -%}
         {%- do held.update({'kinds': found}) -%}
     {%- endif -%}
     {{ return(held.kinds.get(agent)) }}
