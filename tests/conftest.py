@@ -142,6 +142,21 @@ class Warehouse:
             return [dict(zip(names, row)) for row in cursor.fetchall()]
 
 
+@contextlib.contextmanager
+def session_folder(tmp_path_factory: pytest.TempPathFactory, key: str) -> Iterator[Path]:
+    """``snapshots/<key>`` in the session's temporary folder (above each
+    xdist worker's), held under its file lock while the caller fills it:
+    the first worker to need it builds it, the other waits and reads it."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent
+    folder = shared / "snapshots" / key
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with open(folder.parent / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield folder
+
+
 class Snapshot:
     """A warehouse built once per test session from fixture drops (with
     data tests and reports), shared by every test that starts from that
@@ -164,14 +179,7 @@ class Snapshot:
 
     @classmethod
     def of(cls, tmp_path_factory: pytest.TempPathFactory, fixtures: tuple[str, ...]) -> Snapshot:
-        shared = tmp_path_factory.getbasetemp()
-        if os.environ.get("PYTEST_XDIST_WORKER"):
-            shared = shared.parent  # the session's folder, above each worker's
-        key = "+".join(fixtures)
-        folder = shared / "snapshots" / key
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        with open(folder.parent / f"{key}.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with session_folder(tmp_path_factory, "+".join(fixtures)) as folder:
             if not (folder / cls.EXIT_CODE).is_file():
                 shutil.rmtree(folder, ignore_errors=True)
                 wh = Warehouse(folder)
@@ -485,14 +493,7 @@ def shared_night(
     files each test module of ``modules`` writes with its ``hook``, built
     with reports. Each module's files go to ``written.json``, the build's stderr
     to ``stderr``."""
-    shared = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        shared = shared.parent
-    key = f"{on.root.name if on else 'empty'}+{hook}"
-    folder = shared / "snapshots" / key
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    with open(folder.parent / f"{key}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with session_folder(tmp_path_factory, f"{on.root.name if on else 'empty'}+{hook}") as folder:
         if not (folder / Snapshot.EXIT_CODE).is_file():
             shutil.rmtree(folder, ignore_errors=True)
             wh = Warehouse.copy_of(on, folder) if on else Warehouse(folder)

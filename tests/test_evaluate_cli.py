@@ -286,19 +286,22 @@ def _without_event(result: dict) -> dict:
     return {k: v for k, v in result.items() if k not in ("evaluationId", "evaluatedAt")}
 
 
+def evaluate_args(output: Path, *extra: str) -> list[str]:
+    """`agent-eval evaluate` of the fixture run, written to ``output``."""
+    return [
+        "evaluate",
+        "--expected",
+        str(FIXTURE_RUN / "expected.json"),
+        "--run-dir",
+        str(FIXTURE_RUN),
+        "--output",
+        str(output),
+        *extra,
+    ]
+
+
 def evaluate_fixture(capsys, output: Path, *extra: str) -> dict:
-    code = cli.main(
-        [
-            "evaluate",
-            "--expected",
-            str(FIXTURE_RUN / "expected.json"),
-            "--run-dir",
-            str(FIXTURE_RUN),
-            "--output",
-            str(output),
-            *extra,
-        ]
-    )
+    code = cli.main(evaluate_args(output, *extra))
     err = capsys.readouterr().err
     # the fixture has one malformed line and one non-boolean 'liked'
     assert code == cli.EXIT_REJECTED, err
@@ -364,18 +367,7 @@ def evaluate_quietly(output: Path, *extra: str) -> tuple[int, str]:
     its exit code and stderr."""
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        code = cli.main(
-            [
-                "evaluate",
-                "--expected",
-                str(FIXTURE_RUN / "expected.json"),
-                "--run-dir",
-                str(FIXTURE_RUN),
-                "--output",
-                str(output),
-                *extra,
-            ]
-        )
+        code = cli.main(evaluate_args(output, *extra))
     return code, err.getvalue()
 
 
