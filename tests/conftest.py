@@ -234,20 +234,20 @@ def observe_and_load(root: Path, landing: Path) -> list[tuple[dict[str, Any], li
     return out
 
 
+# What dbt reads of the project (dbt_project.yml's paths): a copy holds
+# these and nothing else, so a checkout's caches, tools and outputs stay out
+PROJECT_FILES = ("dbt_project.yml", "profiles.yml", "selectors.yml")
+PROJECT_FOLDERS = ("models", "macros", "seeds", "docs/dbt")
+
+
 def copy_project(destination: Path, singular_tests: bool = False) -> Path:
     """A copy of the dbt project (to edit seeds or models on purpose);
     ``singular_tests`` also copies tests/dbt."""
-    shutil.copytree(
-        PROJECT_DIR,
-        destination,
-        ignore=shutil.ignore_patterns(
-            ".venv", ".git", "data", "target", "logs", "reports", "tests", "*.duckdb*", "src", "img", ".bench"
-        ),
-    )
-    if singular_tests:
-        (destination / "tests" / "dbt").mkdir(parents=True)
-        for singular in (PROJECT_DIR / "tests" / "dbt").glob("*.sql"):
-            shutil.copy(singular, destination / "tests" / "dbt")
+    destination.mkdir(parents=True)
+    for name in PROJECT_FILES:
+        shutil.copy2(PROJECT_DIR / name, destination / name)
+    for folder in PROJECT_FOLDERS + (("tests/dbt",) if singular_tests else ()):
+        shutil.copytree(PROJECT_DIR / folder, destination / folder, ignore=shutil.ignore_patterns("__pycache__"))
     return destination
 
 

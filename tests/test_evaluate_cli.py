@@ -28,7 +28,7 @@ import pytest
 from agent_eval import cli, schemas
 from agent_eval.agents.engagement import evaluate, evaluate_plan
 from agent_eval.project import find_project_dir
-from conftest import exposure_parents, reads_recorded
+from conftest import copy_project, exposure_parents, reads_recorded
 
 PROJECT_DIR = find_project_dir(Path(__file__).parent)
 FIXTURE_RUN = Path(__file__).parent / "fixtures" / "engagement" / "2026-11-01" / "engagement" / "run-worked"
@@ -348,16 +348,6 @@ def test_the_fast_path_does_not_import_dbt(tmp_path, capsys, plan_cache):
     assert json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["metrics"]["overallSimilarity"] == 0.85
 
 
-def copy_project(target: Path) -> Path:
-    target.mkdir(parents=True)
-    for name in ("dbt_project.yml", "profiles.yml"):
-        shutil.copy2(PROJECT_DIR / name, target / name)
-    for folder in ("models", "macros", "seeds", "docs/dbt", "tests/dbt"):
-        if (PROJECT_DIR / folder).is_dir():
-            shutil.copytree(PROJECT_DIR / folder, target / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    return target
-
-
 def plan_folders(cache: Path) -> set[str]:
     return {p.name for p in cache.iterdir() if (p / evaluate_plan.PLAN_FILE).is_file()}
 
@@ -381,7 +371,7 @@ def changed_project(tmp_path_factory, module_plan) -> dict:
     and its rebuild is the plan of the changed model."""
     plan_cache, _ = module_plan
     root = tmp_path_factory.mktemp("changed-project")
-    project = copy_project(root / "project")
+    project = copy_project(root / "project", singular_tests=True)
     original = evaluate_plan.project_key(PROJECT_DIR)
     seen: dict = {"copy_key": evaluate_plan.project_key(project), "original_key": original}
     with pytest.MonkeyPatch.context() as env:
@@ -499,7 +489,7 @@ def test_the_cache_keeps_the_most_recently_used_entries(tmp_path):
 
 
 def test_the_key_covers_the_project_files(tmp_path):
-    project = copy_project(tmp_path / "project")
+    project = copy_project(tmp_path / "project", singular_tests=True)
     key = evaluate_plan.project_key(project)
     cache_dir = project / "models" / "__pycache__"
     cache_dir.mkdir()

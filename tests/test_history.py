@@ -49,7 +49,7 @@ import pytest
 
 from agent_eval import cli
 from agent_eval.cli import EXIT_GATE_FAILED, EXIT_OK
-from conftest import FIXTURES, PARSE_STATE, PROJECT_DIR
+from conftest import FIXTURES, PARSE_STATE, copy_project
 
 SERIES = "resume_agent_hist.csv"
 N1, N2, N3 = (f"{d}/{SERIES}" for d in ("2026-11-10", "2026-11-11", "2026-11-12"))
@@ -110,14 +110,7 @@ class Series:
 @pytest.fixture(scope="module")
 def series(tmp_path_factory) -> Series:
     s = Series(tmp_path_factory.mktemp("history"))
-    shutil.copytree(
-        PROJECT_DIR,
-        s.project,
-        ignore=shutil.ignore_patterns(
-            ".venv", ".git", "data", "target", "logs", "reports", "tests", "warehouse", "*.duckdb*", ".bench"
-        ),
-    )
-    shutil.copytree(PROJECT_DIR / "tests" / "dbt", s.project / "tests" / "dbt")  # the gate test
+    copy_project(s.project, singular_tests=True)  # with the gate test
     if PARSE_STATE.is_file():  # dbt re-parses only what differs from it
         (s.project / "target").mkdir()
         shutil.copyfile(PARSE_STATE, s.project / "target" / "partial_parse.msgpack")
