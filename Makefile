@@ -58,7 +58,7 @@ browser:
 	@"$(CHROMIUM)" --version
 
 test: setup-dev browser lint
-	$(BIN)/python -m pytest -n 2 --dist loadfile --durations 15
+	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder --durations 15
 
 # SQL and Python lint (both part of `make test`): sqlfluff on the models,
 # macros and singular tests; ruff's checks and its formatting on the Python.

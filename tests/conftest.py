@@ -210,10 +210,39 @@ FAST_MODULES = {
 }
 
 
+# The modules that take longest (make test's durations), longest first.
+# `make test` hands whole modules to two workers in collection order
+# (--dist loadfile --no-loadscope-reorder); these are collected first, so
+# no long module starts last on a worker while the other one idles. A
+# name that is no module fails the suite (test_suite_cost).
+LONGEST_MODULES = (
+    "test_bench",
+    "test_nightly_inputs",
+    "test_viewer",
+    "test_write_checks",
+    "test_serving",
+    "test_night_holds",
+    "test_nightly_semantics",
+    "test_history",
+    "test_every_eval_ever",
+    "test_bad_inputs",
+    "test_openai_evals",
+    "test_evaluate_cli",
+)
+
+
+def module_rank(name: str) -> int:
+    """A module's place in collection: a listed module's rank, then every
+    other module as pytest collects them."""
+    return LONGEST_MODULES.index(name) if name in LONGEST_MODULES else len(LONGEST_MODULES)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.module is not None and item.module.__name__ not in FAST_MODULES:
             item.add_marker(pytest.mark.dbt)
+    # a stable sort: tests keep their order within a module
+    items.sort(key=lambda item: module_rank(item.module.__name__ if item.module is not None else ""))
 
 
 def observe_and_load(root: Path, landing: Path) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from conftest import LONGEST_MODULES, module_rank
+
 TESTS = Path(__file__).parent
 # a warehouse of the sample drops built outside the shared fixtures
 OWN_SAMPLE_BUILD = re.compile(r"add_fixture\(\s*[\"']samples[\"']\s*\)|drops_dir\s*=\s*SAMPLE_DROPS")
@@ -28,3 +30,17 @@ def test_the_pattern_finds_both_ways_of_building_the_samples():
     assert OWN_SAMPLE_BUILD.search("        drops_dir=SAMPLE_DROPS,\n")
     assert not OWN_SAMPLE_BUILD.search('    wh.add_fixture("samples_extra")\n')
     assert not OWN_SAMPLE_BUILD.search('    raw = (SAMPLE_DROPS / "2026-11-01").read_bytes()\n')
+
+
+def test_the_longest_modules_are_modules_and_collected_first():
+    modules = {path.stem for path in TESTS.glob("test_*.py")}
+    assert set(LONGEST_MODULES) <= modules, "a module listed in LONGEST_MODULES is gone or renamed"
+    assert len(set(LONGEST_MODULES)) == len(LONGEST_MODULES)
+    ranks = [module_rank(name) for name in (*LONGEST_MODULES, "test_docs")]
+    assert ranks == sorted(ranks) and ranks[-1] == len(LONGEST_MODULES)
+
+
+def test_make_test_keeps_collection_order():
+    makefile = (TESTS.parent / "Makefile").read_text(encoding="utf-8")
+    (command,) = re.findall(r"^\t.*-m pytest -n 2 .*$", makefile, flags=re.MULTILINE)
+    assert "--dist loadfile" in command and "--no-loadscope-reorder" in command
