@@ -8,13 +8,18 @@ from __future__ import annotations
 
 import re
 import struct
+import subprocess
+import sys
 import zlib
 from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import unquote
 
 import duckdb
+import matplotlib.figure
+import matplotlib.image
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from PIL import Image
 
 from agent_eval import charts, cli, registry, report
@@ -213,14 +218,41 @@ def test_an_unchanged_chart_is_neither_drawn_nor_written_again(built, tmp_path, 
         first = charts.render_chart(con, WORKED_RUN, spec, png)
         before = png.stat()
 
-        def no_drawing(self, *args, **kwargs):
+        def no_drawing(*args, **kwargs):
             raise AssertionError("the unchanged chart was drawn again")
 
-        monkeypatch.setattr(charts.FigureCanvasAgg, "draw", no_drawing)
-        monkeypatch.setattr(charts.matplotlib.image, "imsave", no_drawing)
+        monkeypatch.setattr(matplotlib.figure.Figure, "__init__", no_drawing)
+        monkeypatch.setattr(FigureCanvasAgg, "draw", no_drawing)
+        monkeypatch.setattr(matplotlib.image, "imsave", no_drawing)
         again = charts.render_chart(con, WORKED_RUN, spec, png)
     assert again == first
     assert (png.stat().st_mtime_ns, png.stat().st_ino) == (before.st_mtime_ns, before.st_ino)
+
+
+def test_a_night_whose_charts_are_unchanged_imports_no_matplotlib(demo_warehouse, tmp_path):
+    """The morning page of a night with nothing new, rendered in a fresh
+    process over pages already written: its chart is unchanged, so neither
+    matplotlib nor the font library is imported."""
+    from agent_eval import morning
+
+    reports = tmp_path / "reports"
+    first = morning.render_morning(demo_warehouse.paths.db_path, reports)
+    assert first is not None and charts.chart_path(first, charts.MORNING_OVERVIEW.name).is_file()
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from agent_eval import morning\n"
+        "morning.render_morning(Path(sys.argv[1]), Path(sys.argv[2]))\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'matplotlib', 'fontTools', 'PIL'}))\n"
+    )
+    again = subprocess.run(
+        [sys.executable, "-c", script, str(demo_warehouse.paths.db_path), str(reports)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    # PIL reads the stored chart's key; drawing would need the other two
+    assert again.stdout.strip() == "['PIL']", again.stdout
 
 
 def test_a_chart_is_drawn_again_when_a_row_it_reads_changes(built, tmp_path):

@@ -22,9 +22,11 @@ key leaves the file alone (``render_chart``).
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import functools
 import hashlib
+import importlib.metadata
 import inspect
 import io
 import itertools
@@ -33,29 +35,27 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import duckdb
-import matplotlib
-import matplotlib.image
-from fontTools.ttLib import TTFont
-from matplotlib import font_manager
-from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.text import Text
-from matplotlib.ticker import MaxNLocator
-from PIL import Image
 
 from agent_eval import db
 from agent_eval.fonts import font_path
+
+# matplotlib (and the font and image libraries) are imported where a chart
+# is drawn: a night whose charts are all unchanged never imports them.
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 # ---------------------------------------------------------------- font
 
 
 def font_family() -> str:
     """Register ``font_path()`` with matplotlib (once) and return its family name."""
+    from matplotlib import font_manager
+
     path = font_path()
     if not any(Path(entry.fname) == path for entry in font_manager.fontManager.ttflist):
         font_manager.fontManager.addfont(str(path))
@@ -64,6 +64,8 @@ def font_family() -> str:
 
 @functools.cache
 def _codepoints(path: Path) -> frozenset[int]:
+    from fontTools.ttLib import TTFont
+
     with TTFont(str(path), lazy=True) as font:
         return frozenset(font.getBestCmap())
 
@@ -144,6 +146,12 @@ def panels(fig: Figure, n: int, ncols: int = 1) -> list[Axes]:
     return list(axes[:n])
 
 
+def _integer_ticks() -> Any:
+    from matplotlib.ticker import MaxNLocator
+
+    return MaxNLocator(integer=True)
+
+
 def bar_chart(
     ax: Axes,
     categories: Sequence[str],
@@ -159,7 +167,7 @@ def bar_chart(
         ax.bar(offsets, values, width, label=name, color=colors[i % len(colors)])
     ax.set_xticks(range(len(categories)), categories)
     if counts:
-        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(_integer_ticks())
     if len(series) > 1:
         ax.legend(fontsize="small", frameon=False)
 
@@ -173,7 +181,7 @@ def stacked_barh(ax: Axes, categories: Sequence[str], series: dict[str, Sequence
         ax.bar_label(bars, [str(v) if v else "" for v in values], label_type="center", fontsize="small")
         left = [a + b for a, b in zip(left, values)]
     ax.invert_yaxis()
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.xaxis.set_major_locator(_integer_ticks())
     ax.legend(fontsize="small", frameon=False, ncols=len(series), loc="lower left", bbox_to_anchor=(0, 1))
 
 
@@ -224,7 +232,7 @@ def histogram(
             linewidth=0.5,
         )
         bottom = [a + b for a, b in zip(bottom, counts)]
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(_integer_ticks())
     if len(series) > 1:
         ax.legend(fontsize="small", frameon=False)
 
@@ -528,7 +536,7 @@ def morning_overview(con: duckdb.DuckDBPyConnection, drop_date: str, fig: Figure
 
 # ---------------------------------------------------------------- registry
 
-Plot = Callable[[duckdb.DuckDBPyConnection, str, Figure], bool]
+Plot = Callable[[duckdb.DuckDBPyConnection, str, "Figure"], bool]
 
 
 @dataclass(frozen=True)
@@ -568,6 +576,8 @@ def chart_path(report: Path, name: str) -> Path:
 
 def drawn_texts(fig: Figure) -> tuple[str, ...]:
     """Every visible, non-empty text of a drawn figure, each once, in order."""
+    from matplotlib.text import Text
+
     texts = (t.get_text() for t in fig.findobj(Text) if t.get_visible())
     return tuple(dict.fromkeys(t for t in texts if t.strip()))
 
@@ -586,7 +596,7 @@ def code_version(plot_module: str | None = None) -> str:
     parts = [
         Path(__file__).read_bytes(),
         Path(plot_source).read_bytes() if plot_source else b"",
-        matplotlib.__version__.encode(),
+        importlib.metadata.version("matplotlib").encode(),
         str(font).encode(),
         str(font.stat().st_size).encode(),
     ]
@@ -604,6 +614,8 @@ def stored_chart(path: Path) -> dict[str, Any] | None:
 
 def stored_chart_from_bytes(data: bytes) -> dict[str, Any] | None:
     """``stored_chart`` of a PNG's bytes."""
+    from PIL import Image
+
     try:
         with Image.open(io.BytesIO(data)) as image:
             text = getattr(image, "text", {}).get(PNG_KEY)
@@ -627,12 +639,11 @@ def render_chart(con: duckdb.DuckDBPyConnection, set_id: str, spec: ChartSpec, p
     stored = stored_chart(path)
     prefix = "\x1f".join([code_version(spec.plot.__module__), spec.name, spec.alt, set_id])
     drawing = _Drawing(prefix, stored, hashlib.sha256())
-    with matplotlib.rc_context(STYLE | {"font.family": font_family()}):
-        fig = Figure(dpi=DPI, layout="constrained")
-        canvas = FigureCanvasAgg(fig)
+    with contextlib.ExitStack() as stack:
+        fig = _LazyFigure(stack)
         token = _DRAWING.set(drawing)
         try:
-            drawn = spec.plot(con, set_id, fig)
+            drawn = spec.plot(con, set_id, fig)  # type: ignore[arg-type]
         except _Unchanged:
             return Chart(spec.name, spec.alt, path, tuple(stored["labels"]))
         finally:
@@ -640,14 +651,17 @@ def render_chart(con: duckdb.DuckDBPyConnection, set_id: str, spec: ChartSpec, p
         if not drawn:
             path.unlink(missing_ok=True)
             return None
-        if drawing.key is None:
+        if drawing.key is None or fig.figure is None:
             raise RuntimeError(f"chart {spec.name} drew without panels()")
-        fig.suptitle(spec.alt, x=0.01, ha="left", fontsize="large")
+        import matplotlib.image
+
+        figure, canvas = fig.figure, fig.canvas
+        figure.suptitle(spec.alt, x=0.01, ha="left", fontsize="large")
         # One draw lays the figure out and rasterises it (savefig would draw
         # twice: once for the layout, once for the pixels); the tick labels
         # exist from here, so the drawn texts go into the PNG with the key.
         canvas.draw()
-        labels = drawn_texts(fig)
+        labels = drawn_texts(figure)
         record = json.dumps({"key": drawing.key, "labels": labels}, ensure_ascii=False)
         matplotlib.image.imsave(
             path,
@@ -658,6 +672,31 @@ def render_chart(con: duckdb.DuckDBPyConnection, set_id: str, spec: ChartSpec, p
             metadata={"Software": None, PNG_KEY: record},
         )
         return Chart(spec.name, spec.alt, path, labels)
+
+
+class _LazyFigure:
+    """The figure a chart draws on, made (with the chart style and its Agg
+    canvas) the first time the chart uses it: in ``panels``, once the key
+    says the chart changed. Until then nothing of matplotlib is imported."""
+
+    def __init__(self, stack: contextlib.ExitStack) -> None:
+        self._stack = stack
+        self.figure: Any = None
+        self.canvas: Any = None
+
+    def _made(self) -> Any:
+        if self.figure is None:
+            import matplotlib
+            from matplotlib.backends.backend_agg import FigureCanvasAgg
+            from matplotlib.figure import Figure
+
+            self._stack.enter_context(matplotlib.rc_context(STYLE | {"font.family": font_family()}))
+            self.figure = Figure(dpi=DPI, layout="constrained")
+            self.canvas = FigureCanvasAgg(self.figure)
+        return self.figure
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._made(), name)
 
 
 def chart_specs(agent: Any) -> list[ChartSpec]:
