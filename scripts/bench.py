@@ -1078,7 +1078,6 @@ def promptfoo_step(bench: Bench, n_results: int, runs: int) -> dict[str, Any]:
         layout = f"promptfoo_{suffix}"
         bench.layouts[layout] = [folder]
         result = bench.work / f"promptfoo-{suffix}-floor.json"
-        without: list[Run] = []
         added: list[float] = []
         for i in range(runs):
             print(f"bench: promptfoo {suffix} import {i + 1}/{runs}", flush=True)
@@ -1091,14 +1090,11 @@ def promptfoo_step(bench: Bench, n_results: int, runs: int) -> dict[str, Any]:
                 loaded = con.execute("select count(*) from raw.raw_promptfoo_results").fetchone()[0]
             if loaded != n_results:
                 raise SystemExit(f"bench: the promptfoo {suffix} import loaded {loaded} results of {n_results}")
-            # the same invocation on the same (empty) warehouse without the
-            # file: dbt's start, the manifest step and the hooks, which a
-            # night pays once whatever it imports
-            stage(bench.drops, [])
-            fresh(bench.db)
-            without.append(measure(PROMPTFOO_IMPORT, bench.env, bench.logs / f"promptfoo_{suffix}_no_file-{i}.log"))
-            added.append(with_file.wall_s - without[-1].wall_s)
-        found[f"{suffix}_no_file"] = median_run(without)
+            # the same invocation on an empty warehouse without the file:
+            # dbt's start, the manifest step and the hooks, which a night
+            # pays once whatever it imports
+            without = bench.build(f"promptfoo_{suffix}_no_file", "empty", cmd=PROMPTFOO_IMPORT)
+            added.append(with_file.wall_s - without.wall_s)
         found[f"{suffix}_added_s"] = statistics.median(added)  # paired: run by run
         found[f"{suffix}_bytes"] = output.stat().st_size
     return found
@@ -1458,7 +1454,7 @@ def promptfoo_targets(data: dict[str, Any]) -> list[Target]:
             ]
             continue
         imported, floor = f[f"promptfoo_{suffix}_import"], f[f"promptfoo_{suffix}_floor"]
-        without, added = promptfoo[f"{suffix}_no_file"], promptfoo[f"{suffix}_added_s"]
+        without, added = f[f"promptfoo_{suffix}_no_file"], promptfoo[f"{suffix}_added_s"]
         what = (
             f" ({promptfoo['results']:,} results, {promptfoo[f'{suffix}_bytes'] / 2**20:.0f} MB:"
             f" import {imported['wall_s']:.2f} s with the file, {without['wall_s']:.2f} s without,"

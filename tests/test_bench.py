@@ -42,8 +42,10 @@ FIGURES = (
     "inspect_import",
     "promptfoo_json_floor",
     "promptfoo_json_import",
+    "promptfoo_json_no_file",
     "promptfoo_jsonl_floor",
     "promptfoo_jsonl_import",
+    "promptfoo_jsonl_no_file",
     "night_first_small",
     "night_unchanged_small",
     "night_first_large",
@@ -429,7 +431,7 @@ def test_the_promptfoo_target_judges_what_the_file_adds_to_the_import():
     for suffix in ("json", "jsonl"):
         figures[f"promptfoo_{suffix}_import"] = {**run, "wall_s": 9.0}
         figures[f"promptfoo_{suffix}_floor"] = {**run, "wall_s": 2.0}
-        promptfoo[f"{suffix}_no_file"] = {**run, "wall_s": 6.0}
+        figures[f"promptfoo_{suffix}_no_file"] = {**run, "wall_s": 6.0}
         # the median of the paired differences, not the difference of medians
         promptfoo[f"{suffix}_added_s"] = 3.5
     targets = {t.key: t for t in bench.promptfoo_targets({"promptfoo": promptfoo, "figures": figures})}
