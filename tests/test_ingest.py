@@ -14,7 +14,7 @@ import pytest
 from agent_eval import ingest
 from agent_eval.agents import resume_agent
 from agent_eval.ingest import Observation, RejectedFile, kind_named
-from conftest import observe_and_load
+from conftest import SAMPLE_DROPS, observe_and_load
 
 RESUME = kind_named("resume_agent")
 HEADER = ",".join(resume_agent.COLUMNS)
@@ -487,6 +487,93 @@ def test_a_lone_surrogate_in_a_whole_document_or_a_rejection_reason_does_not_sto
     obs, rows = observed["2026-11-01/engagement/run-2/expected.json"]
     assert (obs["status"], rows) == ("rejected", [])
     assert "['\\ud800']" in obs["reject_reason"], obs["reject_reason"]  # the key's escape, as text
+
+
+def _with_lone_surrogate(value: dict, *path: str | int) -> None:
+    """``value`` with the string at ``path`` replaced by a lone surrogate,
+    which json.dumps writes as the escape \\ud800."""
+    for key in path[:-1]:
+        value = value[key]
+    value[path[-1]] = "\ud800"
+
+
+def test_a_lone_surrogate_in_a_tool_output_rejects_its_record_not_the_night(tmp_path):
+    """Each imported tool's reader keeps what it parsed; a \\ud800 escape in
+    one result is that record's rejection (landing checks what it cannot
+    encode), in a file's header the file's, and every other record lands:
+    the files are the tools' own sample outputs with one value changed."""
+    import zipfile
+
+    from agent_eval.agents.inspect.reader import _member_bytes
+
+    reason = "invalid_json: a \\u escape of a lone surrogate (\\ud800-\\udfff) is not a character"
+    night, drops = "2026-11-01", tmp_path / "drops"
+    for tool, source in (("lm_eval", night), ("openai_evals", "2026-10-01"), ("promptfoo", night)):
+        shutil.copytree(SAMPLE_DROPS / source / tool, drops / night / tool)
+    # lm-evaluation-harness: the third sample of a samples file
+    samples = next((drops / night / "lm_eval").rglob("samples_*.jsonl"))
+    lines = samples.read_text(encoding="utf-8").splitlines()
+    sample = json.loads(lines[2])
+    _with_lone_surrogate(sample, "resps", 0, 0)
+    lines[2] = json.dumps(sample)
+    samples.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    # OpenAI Evals: an event of one record file, the spec line of the other
+    records = sorted((drops / night / "openai_evals").glob("*.jsonl"))
+    lines = records[0].read_text(encoding="utf-8").splitlines()
+    event = next(i for i, line in enumerate(lines) if json.loads(line).get("type") == "sampling")
+    changed = json.loads(lines[event])
+    _with_lone_surrogate(changed, "data", "sampled")
+    lines[event] = json.dumps(changed)
+    records[0].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    lines = records[1].read_text(encoding="utf-8").splitlines()
+    spec = next(i for i, line in enumerate(lines) if "spec" in json.loads(line))
+    changed = json.loads(lines[spec])
+    _with_lone_surrogate(changed, "spec", "eval_name")
+    lines[spec] = json.dumps(changed)
+    records[1].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    # promptfoo: a var of the second result of a -o out.json output (the
+    # test's identity hashes it)
+    output_path = drops / night / "promptfoo" / "greetings.json"
+    output = json.loads(output_path.read_text(encoding="utf-8"))
+    for where in (("vars",), ("testCase", "vars")):
+        _with_lone_surrogate(output["results"]["results"][1], *where, "name")
+    output_path.write_text(json.dumps(output), encoding="utf-8")
+    n_results = len(output["results"]["results"])
+    # Inspect AI: the first sample member of a log (stored: zipfile cannot write zstd)
+    log = next((SAMPLE_DROPS / night / "inspect").glob("*.eval"))
+    changed_log = drops / night / "inspect" / log.name
+    changed_log.parent.mkdir(parents=True)
+    with zipfile.ZipFile(log) as source, zipfile.ZipFile(changed_log, "w") as target:
+        first = next(i.filename for i in source.infolist() if i.filename.startswith("samples/"))
+        for info in source.infolist():
+            data = _member_bytes(source, info)
+            if info.filename == first:
+                member = json.loads(data)
+                _with_lone_surrogate(member, "output", "completion")
+                data = json.dumps(member).encode()
+            target.writestr(info.filename, data, zipfile.ZIP_STORED)
+
+    observed = {obs["source_file"]: (obs, rows) for obs, rows in observe_and_load(drops, tmp_path / "landing")}
+
+    def rejected(path: Path) -> tuple[str, list[tuple[int, str]], int]:
+        obs, rows = observed[path.relative_to(drops).as_posix()]
+        return obs["status"], [(r["line_number"], r["reject_reason"]) for r in rows if r["reject_reason"]], len(rows)
+
+    status, reasons, n_rows = rejected(samples)
+    assert (status, reasons, n_rows) == ("loaded", [(3, reason)], len(samples.read_text().splitlines()))
+    status, reasons, _ = rejected(records[0])
+    assert (status, reasons) == ("loaded", [(event + 1, reason)])
+    obs, rows = observed[records[1].relative_to(drops).as_posix()]
+    assert (obs["status"], rows) == ("rejected", [])
+    assert obs["reject_reason"] == f"not valid JSON: {reason.removeprefix('invalid_json: ')}, in the file's header"
+    status, reasons, n_rows = rejected(output_path)
+    assert (status, reasons, n_rows) == ("loaded", [(2, reason)], n_results)
+    obs, rows = observed[changed_log.relative_to(drops).as_posix()]
+    flagged = [r for r in rows if r["reject_reason"]]
+    assert obs["status"] == "loaded" and [r["reject_reason"] for r in flagged] == [reason]
+    assert "\\ud800" in flagged[0]["raw_text"]  # the record's text, the escape written out
+    good = [o for o, _ in observed.values() if o["source_file"] != records[1].relative_to(drops).as_posix()]
+    assert {o["status"] for o in good} == {"loaded"}
 
 
 def test_the_nfc_check_sees_a_decomposed_syllable_split_between_two_chunks():

@@ -409,6 +409,26 @@ def test_a_result_of_finite_numbers_is_encoded_once_and_never_walked(tmp_path, m
     assert record["components"][0]["pass"] is result["gradingResult"]["componentResults"][0]["pass"]
 
 
+def test_a_result_whose_assertions_are_not_a_list_is_rejected_alone(tmp_path):
+    """gradingResult.componentResults is promptfoo's list of assertion
+    verdicts; any other value rejects its result with the reason, and the
+    results around it land."""
+    from agent_eval.agents.promptfoo.reader import read_output
+    from agent_eval.ingest.kinds import kind_named
+    from agent_eval.ingest.parse import records_table
+
+    results = [_one_result(testIdx=index) for index in range(5)]
+    for result, bad in zip(results[1:], (5, "pass", {"pass": True}, True), strict=True):
+        result["gradingResult"]["componentResults"] = bad
+    path = tmp_path / "out.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in results), encoding="utf-8")
+    _, records = read_output(path)
+    table = records_table(records, kind_named("promptfoo_output")).to_pylist()
+    assert [(row["line_number"], row["reject_reason"]) for row in table] == [(1, None)] + [
+        (line, f"invalid_score: line {line}: componentResults is not a list") for line in range(2, 6)
+    ]
+
+
 def test_staging_parses_each_record_once():
     """Staging's cost is parsing each record's JSON text: every member is
     taken by one json_extract with a list of paths, never by a path at a

@@ -24,9 +24,11 @@ from agent_eval.ingest.common import FileChanged, RejectedFile, max_record_bytes
 from agent_eval.ingest.encodings import decode, detect_encoding, encoding_of
 from agent_eval.ingest.landing import FORM_CSV, Landed, Landing, records_schema
 from agent_eval.ingest.records import (
+    LONE_SURROGATE,
     Record,
     document_header,
     document_records,
+    holds_lone_surrogate_text,
     json_document,
     read_csv_header,
     read_records,
@@ -83,10 +85,40 @@ def record_batches(
             columns["record_json"].append(text)
         size += len(text or "")
         if size >= limit or len(columns["line_number"]) >= BATCH_ROWS:
-            yield pa.RecordBatch.from_pydict(columns, schema=schema)
+            yield _batch(columns, schema)
             columns, size, sent = empty(), 0, True
     if columns["line_number"] or not sent:
-        yield pa.RecordBatch.from_pydict(columns, schema=schema)
+        yield _batch(columns, schema)
+
+
+def _batch(columns: dict[str, list[Any]], schema: pa.Schema) -> pa.RecordBatch:
+    """The batch of ``columns``; a record whose text holds a lone
+    surrogate (a reader kept a \\ud800 escape's string: it has no UTF-8)
+    is rejected as such, its text kept with the escape written out. Looked
+    for only when Arrow cannot encode the batch."""
+    try:
+        return pa.RecordBatch.from_pydict(columns, schema=schema)
+    except UnicodeEncodeError:
+        pass
+    values = [name for name in schema.names if name not in ("line_number", "reject_reason", "raw_text")]
+    for row in range(len(columns["line_number"])):
+        texts = [columns[name][row] for name in values]
+        if any(holds_lone_surrogate_text(text) for text in texts if text is not None):
+            record_text = columns["raw_text"][row] or next((text for text in texts if text is not None), None)
+            columns["raw_text"][row] = record_text
+            columns["reject_reason"][row] = columns["reject_reason"][row] or LONE_SURROGATE
+            for name in values:
+                columns[name][row] = None
+        for name in ("raw_text", "reject_reason"):
+            text = columns[name][row]
+            if text is not None and holds_lone_surrogate_text(text):
+                columns[name][row] = _escaped(text)
+    return pa.RecordBatch.from_pydict(columns, schema=schema)
+
+
+def _escaped(text: str) -> str:
+    """``text`` with each lone surrogate written as its \\u escape."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def records_table(records: Iterable[Record], kind: DropKind) -> pa.Table:
@@ -99,6 +131,8 @@ def _land_exact(landing: Landing, kind: DropKind, sha256: str, records: Iterable
     lands: a whole-file fault found late still rejects the whole file)."""
     table = records_table(records, kind)
     document = None if header is None else json.dumps(header, ensure_ascii=False)
+    if document is not None and holds_lone_surrogate_text(document):
+        raise RejectedFile(f"not valid JSON: {LONE_SURROGATE.removeprefix('invalid_json: ')}, in the file's header")
     return landing.commit_records(kind, sha256, table, document)
 
 

@@ -25,7 +25,12 @@ LONE_SURROGATE = "invalid_json: a \\u escape of a lone surrogate (\\ud800-\\udff
 
 
 def _holds_lone_surrogate(value: Any) -> bool:
-    return _SURROGATE.search(json.dumps(value, ensure_ascii=False)) is not None
+    return holds_lone_surrogate_text(json.dumps(value, ensure_ascii=False))
+
+
+def holds_lone_surrogate_text(text: str) -> bool:
+    """Whether ``text`` holds a lone surrogate (it then has no UTF-8)."""
+    return _SURROGATE.search(text) is not None
 
 
 @dataclass

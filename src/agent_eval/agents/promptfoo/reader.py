@@ -246,7 +246,9 @@ def test_key(test_case: Any, variables: Any, grading: Any = None) -> str:
         asserts = [c.get("assertion") for c in grading.get("componentResults") or [] if isinstance(c, dict)] or None
     identity = {"vars": case.get("vars", variables), "assert": asserts}
     text, _ = _finite_json(identity, _KEY_JSON)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    # a lone surrogate (a \ud800 escape) has no UTF-8: the record that
+    # holds it is rejected when it lands (ingest.parse)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def _tokens(usage: Any) -> dict[str, Any]:
@@ -259,8 +261,13 @@ def _components(grading: Any) -> list[dict[str, Any]] | str:
     they cannot be used."""
     if not isinstance(grading, dict):
         return []
+    components = grading.get("componentResults")
+    if components is None:
+        return []
+    if not isinstance(components, list):
+        return "componentResults is not a list"
     found = []
-    for index, component in enumerate(grading.get("componentResults") or []):
+    for index, component in enumerate(components):
         if not isinstance(component, dict):
             return f"componentResults[{index}] is not an object"
         assertion = component.get("assertion") if isinstance(component.get("assertion"), dict) else {}
