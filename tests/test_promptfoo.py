@@ -41,7 +41,10 @@ BAD = {
     "text_score": f"{BAD_NIGHT}/promptfoo/text_score.json",
     "duplicate": f"{BAD_NIGHT}/promptfoo/duplicate_result.json",
     "bad_line": f"{BAD_NIGHT}/promptfoo/bad_line.jsonl",
+    # not bad: promptfoo's GradingResult.assertion may be null
+    "unnamed": f"{BAD_NIGHT}/promptfoo/unnamed_assertion.json",
 }
+UNNAMED_RESULT = 2
 
 
 # the version 2 output continues the same series (same description,
@@ -90,6 +93,9 @@ def write_bad_outputs(drops: Path) -> None:
     duplicate = variant("bad: duplicate")
     duplicate["results"]["results"].append(duplicate["results"]["results"][0])
     (drops / BAD["duplicate"]).write_text(json.dumps(duplicate), encoding="utf-8")
+    unnamed = variant("odd: an assertion without type or metric")
+    unnamed["results"]["results"][UNNAMED_RESULT]["gradingResult"]["componentResults"][0]["assertion"] = None
+    (drops / BAD["unnamed"]).write_text(json.dumps(unnamed), encoding="utf-8")
     lines = (PROMPTFOO / JSONL).read_text(encoding="utf-8").splitlines()
     lines[5] = lines[5][:40]  # a line cut short
     (drops / BAD["bad_line"]).write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -302,6 +308,20 @@ def test_each_bad_output_is_a_clear_rejection_and_nothing_else_stops(night):
         BAD["duplicate"],
         BAD["bad_line"],
     } <= published
+
+
+def test_an_assertion_without_type_or_metric_is_the_scorer_assertion(night):
+    """A component whose assertion is null has no name of its own: it is
+    the scorer `assertion` (SPEC 7.3), its verdict promptfoo's."""
+    wh, _, _ = night
+    result = json.loads((PROMPTFOO / NIGHT_1).read_text(encoding="utf-8"))["results"]["results"][UNNAMED_RESULT]
+    component = result["gradingResult"]["componentResults"][0]
+    found = wh.query(
+        "select scorer, is_pass, value from marts.promptfoo_item_scores"
+        " where set_id = ? and scorer not in (select scorer from marts.promptfoo_item_scores where set_id = ?)",
+        [f"{BAD['unnamed']}#{result['promptIdx']}", f"{path_of(NIGHT_1)}#{result['promptIdx']}"],
+    )
+    assert found == [("assertion", component["pass"], float(component["score"]))]
 
 
 def test_reports_and_the_viewer_show_each_column(imported_warehouse):

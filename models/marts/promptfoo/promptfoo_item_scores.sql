@@ -7,9 +7,9 @@
 -- (a hash of its vars and asserts), its repeats the epochs in testIdx
 -- order. The scorer `overall` is the result's outcome (value its score,
 -- pass its success); each assertion (gradingResult.componentResults) is a
--- scorer of its own, named by its metric, else its type (`#n` when a
--- result has the name more than once). Only the sets to build are read
--- (unbuilt).
+-- scorer of its own, named by its metric, else its type, else `assertion`
+-- (`#n` when a result has the name more than once). Only the sets to
+-- build are read (unbuilt).
 with
 
 sets as (
@@ -77,7 +77,9 @@ components_named as (
         set_id,
         line_number,
         component_order,
-        coalesce(component ->> '$.metric', component ->> '$.type') as name,
+        coalesce(
+            component ->> '$.metric', component ->> '$.type', 'assertion'
+        ) as name,
         component ->> '$.type' as assertion_type,
         component ->> '$.value' as target,
         try_cast(component ->> '$.score' as double) as value,
