@@ -576,6 +576,94 @@ def test_a_lone_surrogate_in_a_tool_output_rejects_its_record_not_the_night(tmp_
     assert {o["status"] for o in good} == {"loaded"}
 
 
+DEEP_ARRAY = "[" * 5000 + "]" * 5000  # deeper than Python's decoder recurses
+LONG_INTEGER = "9" * 5000  # more digits than int() converts
+TOO_DEEP = "arrays and objects nested deeper than 512 levels"
+TOO_LONG = "an integer of more than 4300 digits"
+
+
+def test_json_nested_too_deeply_or_an_integer_too_long_is_rejected_not_the_night(tmp_path):
+    """Python's JSON decoder raises RecursionError for deep nesting and
+    ValueError for an integer over its digit limit, outside JSONDecodeError:
+    in every format each is a rejection with its reason (the record's where
+    a format has records, else the file's), never a stopped night."""
+    night, drops = "2026-11-01", tmp_path / "drops"
+    shutil.copytree(SAMPLE_DROPS / night / "lm_eval", drops / night / "lm_eval")
+    shutil.copytree(SAMPLE_DROPS / "2026-10-01" / "openai_evals", drops / night / "openai_evals")
+
+    def with_line(path: Path, number: int, line: str) -> None:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        lines[number - 1] = line
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    # the column where nesting passes 512 levels: the object opens the first
+    prefix = '{"itemId": 1, "queryId": "q", "raw": '
+    recruit = drops / night / "recruit_agent_deep.jsonl"
+    recruit.write_text(
+        prefix + DEEP_ARRAY + "}\n" + prefix + LONG_INTEGER + "}\n" + prefix + "1}\n",
+        encoding="utf-8",
+    )
+    summary_prefix = '{"test_cases": '
+    summary = drops / night / "summary_deep.json"
+    summary.write_text(summary_prefix + DEEP_ARRAY + "}", encoding="utf-8")
+    samples = next((drops / night / "lm_eval").rglob("samples_*.jsonl"))
+    with_line(samples, 2, '{"doc_id": ' + LONG_INTEGER + "}")
+    record = sorted((drops / night / "openai_evals").glob("*.jsonl"))[0]
+    with_line(record, 3, DEEP_ARRAY)
+    promptfoo = drops / night / "promptfoo" / "deep.json"
+    promptfoo.parent.mkdir()
+    promptfoo.write_text('{"results": {"version": 3, "results": [' + DEEP_ARRAY + "]}}", encoding="utf-8")
+    observed = {obs["source_file"]: (obs, rows) for obs, rows in observe_and_load(drops, tmp_path / "landing")}
+
+    def seen(path: Path) -> tuple[dict, list[tuple[int, str]]]:
+        obs, rows = observed[path.relative_to(drops).as_posix()]
+        return obs, [(r["line_number"], r["reject_reason"]) for r in rows if r["reject_reason"]]
+
+    obs, rejected = seen(recruit)
+    assert obs["status"] == "loaded" and obs["n_data_records"] == 3
+    assert rejected == [
+        (1, f"invalid_json: {TOO_DEEP} at column {len(prefix) + 512}"),
+        (2, f"invalid_json: {TOO_LONG} at column {len(prefix) + 1}"),
+    ]
+    obs, _ = seen(summary)
+    assert (obs["status"], obs["reject_reason"]) == (
+        "rejected",
+        f"not valid JSON: {TOO_DEEP} at line 1 column {len(summary_prefix) + 512}",
+    )
+    for path, reason in ((samples, TOO_LONG), (record, TOO_DEEP)):
+        obs, rejected = seen(path)
+        assert obs["status"] == "loaded" and [line for line, _ in rejected] == [2 if path == samples else 3]
+        assert reason in rejected[0][1], rejected
+    obs, _ = seen(promptfoo)
+    assert obs["status"] == "rejected" and TOO_DEEP in obs["reject_reason"], obs["reject_reason"]
+    assert all(
+        o["status"] == "loaded"
+        for o, _ in observed.values()
+        if o["source_file"] not in {summary.relative_to(drops).as_posix(), promptfoo.relative_to(drops).as_posix()}
+    )
+
+
+def test_a_reader_that_fails_rejects_its_file_with_the_error_and_the_others_load(tmp_path, monkeypatch):
+    """No reader's fault stops the night: an exception a reader did not
+    mean (a bug, an input it does not expect) rejects that file with the
+    error as its reason, and every other file loads."""
+    from agent_eval.agents.promptfoo import reader
+
+    def broken(path: Path):
+        raise KeyError("results")
+
+    monkeypatch.setattr(reader, "read_output", broken)
+    night, drops = "2026-11-01", tmp_path / "drops"
+    for name in ("promptfoo", "lm_eval"):
+        shutil.copytree(SAMPLE_DROPS / night / name, drops / night / name)
+    landing = tmp_path / "landing"
+    observed = {obs["source_file"]: obs for obs, _ in observe_and_load(drops, landing)}
+    (output,) = [obs for path, obs in observed.items() if "/promptfoo/" in path]
+    assert (output["status"], output["reject_reason"]) == ("rejected", "could not be read: KeyError: 'results'")
+    assert {obs["status"] for path, obs in observed.items() if "/lm_eval/" in path} == {"loaded"}
+    assert not list(landing.rglob(f"*{output['sha256']}*"))  # nothing of it landed
+
+
 def test_the_nfc_check_sees_a_decomposed_syllable_split_between_two_chunks():
     from agent_eval.ingest.unicode_form import NfcCheck
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
+import sys
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import Any
 
 from agent_eval import settings
 
@@ -17,6 +20,63 @@ class RejectedFile(Exception):
 class FileChanged(Exception):
     """The file changed while it was read (its size or modification time):
     nothing of it is recorded; the next build reads the new bytes."""
+
+
+# Arrays and objects nested deeper than this are named in the reason of a
+# document Python's decoder cannot read for its depth.
+NESTING_NAMED = 512
+_NESTING_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+_LONG_INTEGER = re.compile(rf"-?\d{{{sys.get_int_max_str_digits() + 1},}}")
+
+
+def json_loads(text: str | bytes, **kwargs: Any) -> Any:
+    """``json.loads``, raising ``json.JSONDecodeError`` for the two inputs
+    on which Python's decoder raises something else (``as_decode_error``),
+    so that every reader rejects them as it rejects any text that is not
+    JSON."""
+    try:
+        return json.loads(text, **kwargs)
+    except (RecursionError, ValueError) as err:
+        decode_error = as_decode_error(err, text)
+        if decode_error is None:
+            raise
+        raise decode_error from None
+
+
+def as_decode_error(err: BaseException, text: str | bytes) -> json.JSONDecodeError | None:
+    """``err``, raised by Python's JSON decoder reading ``text``, as a
+    ``json.JSONDecodeError``: arrays and objects nested deeper than the
+    interpreter's recursion (RecursionError), an integer of more digits
+    than ``int`` converts (ValueError). None for any other error."""
+    if isinstance(err, json.JSONDecodeError):
+        return err
+    doc = _as_text(text)
+    if isinstance(err, RecursionError):
+        return json.JSONDecodeError(
+            f"arrays and objects nested deeper than {NESTING_NAMED} levels", doc, _too_deep_at(doc)
+        )
+    found = _LONG_INTEGER.search(doc) if isinstance(err, ValueError) else None
+    if found is None:
+        return None
+    return json.JSONDecodeError(f"an integer of more than {sys.get_int_max_str_digits()} digits", doc, found.start())
+
+
+def _as_text(text: str | bytes) -> str:
+    return text if isinstance(text, str) else text.decode("utf-8", "replace")
+
+
+def _too_deep_at(doc: str) -> int:
+    """Where nesting first passes NESTING_NAMED levels (0 if it does not)."""
+    depth = 0
+    for token in _NESTING_TOKEN.finditer(doc):
+        char = token.group()
+        if char in "[{":
+            depth += 1
+            if depth > NESTING_NAMED:
+                return token.start()
+        elif char in "]}":
+            depth -= 1
+    return 0
 
 
 def sha256_of(data: bytes) -> str:

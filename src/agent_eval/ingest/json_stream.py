@@ -19,7 +19,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from agent_eval.ingest.common import RejectedFile
+from agent_eval.ingest.common import RejectedFile, as_decode_error
 
 CHUNK = 1 << 20
 _DECODER = json.JSONDecoder()
@@ -76,6 +76,11 @@ class JsonStream:
                     want *= 2  # a large value: read more at once, not quadratically
                     continue
                 raise RejectedFile(f"not valid JSON: {err}") from None
+            except (RecursionError, ValueError) as err:
+                decode_error = as_decode_error(err, self.buf)
+                if decode_error is None:
+                    raise
+                raise RejectedFile(f"not valid JSON: {decode_error}") from None
             if end == len(self.buf) and not self.eof and self._more(want):
                 continue  # a number at the end of the text read may go on
             self.pos = end

@@ -18,6 +18,7 @@ from agent_eval.ingest import csv_load
 from agent_eval.ingest.common import (
     FileChanged,
     RejectedFile,
+    clipped,
     file_modified_at,
     is_drop_date,
     resolve_drops_dir,
@@ -378,6 +379,11 @@ def _observations(
                 row["reject_reason"] = str(err).encode("utf-8", "backslashreplace").decode("utf-8")
             except FileChanged:
                 continue  # changed while read: the next build observes the new bytes
+            except Exception as err:  # no reader's fault stops the night
+                landing.discard(kind.name, sha)
+                row["status"] = "rejected"
+                reason = f"could not be read: {type(err).__name__}: {err}"
+                row["reject_reason"] = clipped(reason.encode("utf-8", "backslashreplace").decode("utf-8"))
             finally:
                 if speculation is not None:
                     speculation.cancel()  # a no-op once its landing was used

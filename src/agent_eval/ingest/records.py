@@ -14,7 +14,15 @@ from typing import IO, Any
 
 from agent_eval.drop_kinds import DropKind
 from agent_eval.ingest import csv_load
-from agent_eval.ingest.common import MAX_RECORD_ENV, RejectedFile, clipped, max_record_bytes, max_record_mb, too_large
+from agent_eval.ingest.common import (
+    MAX_RECORD_ENV,
+    RejectedFile,
+    clipped,
+    json_loads,
+    max_record_bytes,
+    max_record_mb,
+    too_large,
+)
 from agent_eval.ingest.unicode_form import nfc
 
 # A \u escape of a surrogate outside a pair (\ud800 alone) parses to a
@@ -238,7 +246,7 @@ def _jsonl_records(text: str, required: Sequence[str]) -> Iterator[Record]:
             yield Record(number, None, clipped(line), too_large(size))
             continue
         try:
-            value = json.loads(stripped)
+            value = json_loads(stripped)
         except json.JSONDecodeError as err:
             yield Record(number, None, line, f"invalid_json: {err.msg} at column {err.colno}")
             continue
@@ -258,7 +266,7 @@ def _jsonl_records(text: str, required: Sequence[str]) -> Iterator[Record]:
 def json_document(text: str) -> Any:
     """A JSON document, parsed (raises RejectedFile naming the line and column)."""
     try:
-        return json.loads(text)
+        return json_loads(text)
     except json.JSONDecodeError as err:
         raise RejectedFile(f"not valid JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
 

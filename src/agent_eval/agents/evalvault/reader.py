@@ -51,7 +51,7 @@ from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
-from agent_eval.ingest.common import RejectedFile, clipped, max_record_bytes, too_large
+from agent_eval.ingest.common import RejectedFile, clipped, json_loads, max_record_bytes, too_large
 from agent_eval.ingest.json_stream import JsonStream
 from agent_eval.ingest.records import Record
 
@@ -154,7 +154,7 @@ def _parse_json_cell(sheet: str, column: str, value: Any, default: Any) -> Any:
     if not isinstance(value, str):
         raise RejectedFile(f"sheet {sheet}: {column} is {value!r}, not JSON text")
     try:
-        return json.loads(value)
+        return json_loads(value)
     except ValueError as err:
         raise RejectedFile(f"sheet {sheet}: {column} is not valid JSON: {err}") from None
 

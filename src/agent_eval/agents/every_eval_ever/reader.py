@@ -47,7 +47,7 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import ValidationError
 
-from agent_eval.ingest.common import RejectedFile, clipped, max_record_bytes, too_large
+from agent_eval.ingest.common import RejectedFile, clipped, json_loads, max_record_bytes, too_large
 from agent_eval.ingest.records import LONE_SURROGATE, Record
 
 # a \u escape of a lone surrogate parses to a string that is no text
@@ -162,7 +162,7 @@ def _json_document(data: bytes) -> dict[str, Any]:
     except UnicodeDecodeError as err:
         raise RejectedFile(f"not UTF-8: {err}") from None
     try:
-        document = json.loads(text, parse_constant=_no_constant)
+        document = json_loads(text, parse_constant=_no_constant)
     except _NonFinite as err:
         raise RejectedFile(f"not valid JSON: {err}") from None
     except json.JSONDecodeError as err:
@@ -423,7 +423,7 @@ def _instance_record(
     if size > max_record_bytes():
         return rejected(too_large(size))
     try:
-        line = json.loads(text, parse_constant=float)
+        line = json_loads(text, parse_constant=float)
     except json.JSONDecodeError as err:
         return rejected(f"invalid_json: {where}: {err.msg} at column {err.colno}")
     if not isinstance(line, dict):

@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agent_eval.ingest.common import RejectedFile, clipped
+from agent_eval.ingest.common import RejectedFile, clipped, json_loads
 from agent_eval.ingest.records import Record
 
 KNOWN_VERSIONS = (1, 2)
@@ -57,7 +57,7 @@ def read_log(path: Path) -> tuple[dict[str, Any], Iterator[Record]]:
 
 def _read_json_log(path: Path) -> tuple[dict[str, Any], Iterator[Record]]:
     try:
-        document = json.loads(path.read_bytes())
+        document = json_loads(path.read_bytes())
     except (ValueError, UnicodeDecodeError) as err:
         raise RejectedFile(f"not valid JSON: {err}") from None
     if not isinstance(document, dict):
@@ -146,7 +146,7 @@ def _member_bytes(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
 def _member_json(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Any:
     data = _member_bytes(archive, info)
     try:
-        return json.loads(data)
+        return json_loads(data)
     except (ValueError, UnicodeDecodeError) as err:
         raise RejectedFile(f"member {info.filename} is not JSON: {err}") from None
 

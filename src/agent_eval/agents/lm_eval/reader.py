@@ -46,7 +46,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agent_eval.ingest.common import RejectedFile, clipped, max_record_bytes, too_large
+from agent_eval.ingest.common import RejectedFile, clipped, json_loads, max_record_bytes, too_large
 from agent_eval.ingest.records import Record
 
 # lm-eval's date_id: datetime.now().isoformat() with ':' written as '-'
@@ -124,7 +124,7 @@ def read_results(path: Path) -> tuple[dict[str, Any], Iterator[Record]]:
     except UnicodeDecodeError as err:
         raise RejectedFile(f"not UTF-8: {err}") from None
     try:
-        document = json.loads(text)
+        document = json_loads(text)
     except ValueError as err:
         raise RejectedFile(f"not valid JSON: {err}") from None
     if not isinstance(document, dict):
@@ -339,7 +339,7 @@ def _metric_value(value: Any) -> str | None:
 def _sample_record(number: int, line: str, seen: dict[tuple[Any, str], int]) -> Record:
     where = f"line {number}"
     try:
-        sample = json.loads(line)
+        sample = json_loads(line)
     except ValueError as err:
         return Record(number, None, clipped(line), f"invalid_json: {where}: {err}")
     if not isinstance(sample, dict):

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_eval.ingest.common import RejectedFile, clipped
+from agent_eval.ingest.common import RejectedFile, clipped, json_loads
 from agent_eval.ingest.records import Record
 
 # the RunSpec fields without which a file is no run (evals/base.py)
@@ -92,7 +92,7 @@ def _parse(line: str) -> Any:
     """A line's JSON (Python's reader takes the bare NaN and Infinity that
     Python's writer emits), or the ValueError."""
     try:
-        return json.loads(line)
+        return json_loads(line)
     except ValueError as err:
         return err
 

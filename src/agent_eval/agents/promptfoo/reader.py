@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agent_eval.ingest.common import RejectedFile, clipped
+from agent_eval.ingest.common import RejectedFile, clipped, json_loads
 from agent_eval.ingest.json_stream import JsonStream
 from agent_eval.ingest.records import Record
 
@@ -62,7 +62,7 @@ def _read_jsonl(path: Path) -> tuple[dict[str, Any], Iterator[Record]]:
                     if not line.strip():
                         continue
                     try:
-                        result = json.loads(line)
+                        result = json_loads(line)
                     except ValueError as err:
                         yield Record(number, None, clipped(line.rstrip("\n")), f"invalid_json: line {number}: {err}")
                         continue
