@@ -43,7 +43,10 @@ BAD = {
     "bad_line": f"{BAD_NIGHT}/promptfoo/bad_line.jsonl",
     # not bad: promptfoo's GradingResult.assertion may be null
     "unnamed": f"{BAD_NIGHT}/promptfoo/unnamed_assertion.json",
+    # not bad either: a finite score past any decimal sum
+    "huge_score": f"{BAD_NIGHT}/promptfoo/huge_score.json",
 }
+HUGE_SCORE = 1e30
 UNNAMED_RESULT = 2
 
 
@@ -96,6 +99,9 @@ def write_bad_outputs(drops: Path) -> None:
     unnamed = variant("odd: an assertion without type or metric")
     unnamed["results"]["results"][UNNAMED_RESULT]["gradingResult"]["componentResults"][0]["assertion"] = None
     (drops / BAD["unnamed"]).write_text(json.dumps(unnamed), encoding="utf-8")
+    huge = variant("odd: a score of 1e30")
+    huge["results"]["results"][0]["score"] = HUGE_SCORE
+    (drops / BAD["huge_score"]).write_text(json.dumps(huge), encoding="utf-8")
     lines = (PROMPTFOO / JSONL).read_text(encoding="utf-8").splitlines()
     lines[5] = lines[5][:40]  # a line cut short
     (drops / BAD["bad_line"]).write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -322,6 +328,17 @@ def test_an_assertion_without_type_or_metric_is_the_scorer_assertion(night):
         [f"{BAD['unnamed']}#{result['promptIdx']}", f"{path_of(NIGHT_1)}#{result['promptIdx']}"],
     )
     assert found == [("assertion", component["pass"], float(component["score"]))]
+
+
+def test_a_score_past_the_exact_mean_range_is_averaged_not_a_stopped_night(night):
+    """The exact mean sums decimals, which hold values under 1e18: a set
+    with a larger score has the double mean of its scores (decision 0017)."""
+    wh, _, _ = night
+    results = json.loads((PROMPTFOO / NIGHT_1).read_text(encoding="utf-8"))["results"]["results"]
+    column = results[0]["promptIdx"]
+    scores = [HUGE_SCORE] + [r["score"] for r in results[1:] if r["promptIdx"] == column]
+    value, _, _ = figure(wh, f"{BAD['huge_score']}#{column}", "overall", "mean")
+    assert value == pytest.approx(sum(scores) / len(scores), rel=1e-12)
 
 
 def test_reports_and_the_viewer_show_each_column(imported_warehouse):
