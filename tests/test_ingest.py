@@ -643,6 +643,51 @@ def test_json_nested_too_deeply_or_an_integer_too_long_is_rejected_not_the_night
     )
 
 
+def test_an_identity_no_column_holds_rejects_its_record(tmp_path):
+    """An Inspect sample's id (int | str) and epoch (a positive int), an
+    OpenAI Evals event_id (an int): staging casts them to integer columns,
+    so a value no such column holds (a null id, an epoch of 2**40, an
+    event_id of 10**30) is a rejected record, not a null key that stops
+    the night."""
+    import zipfile
+
+    from agent_eval.agents.inspect.reader import _member_bytes
+
+    night, drops = "2026-11-01", tmp_path / "drops"
+    log = next((SAMPLE_DROPS / night / "inspect").glob("*.eval"))
+    changed_log = drops / night / "inspect" / log.name
+    changed_log.parent.mkdir(parents=True)
+    bad = {"id": None, "epoch": 2**40}
+    with zipfile.ZipFile(log) as source, zipfile.ZipFile(changed_log, "w") as target:
+        members = [i.filename for i in source.infolist() if i.filename.startswith("samples/")][:2]
+        for info in source.infolist():
+            data = _member_bytes(source, info)
+            if info.filename in members:
+                sample = json.loads(data)
+                key = list(bad)[members.index(info.filename)]
+                sample[key] = bad[key]
+                data = json.dumps(sample).encode()
+            target.writestr(info.filename, data, zipfile.ZIP_STORED)
+    shutil.copytree(SAMPLE_DROPS / "2026-10-01" / "openai_evals", drops / night / "openai_evals")
+    record = sorted((drops / night / "openai_evals").glob("*.jsonl"))[0]
+    lines = record.read_text(encoding="utf-8").splitlines()
+    event = next(i for i, line in enumerate(lines) if "event_id" in json.loads(line))
+    changed = dict(json.loads(lines[event]), event_id=10**30)
+    lines[event] = json.dumps(changed)
+    record.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    observed = {obs["source_file"]: (obs, rows) for obs, rows in observe_and_load(drops, tmp_path / "landing")}
+    obs, rows = observed[changed_log.relative_to(drops).as_posix()]
+    reasons = [r["reject_reason"] for r in rows if r["reject_reason"]]
+    assert obs["status"] == "loaded" and reasons == [
+        f"invalid_sample: {members[0]}: id None is not a string or an integer",
+        f"invalid_sample: {members[1]}: epoch {2**40} is not a positive integer",
+    ]
+    obs, rows = observed[record.relative_to(drops).as_posix()]
+    assert [(r["line_number"], r["reject_reason"]) for r in rows if r["reject_reason"]] == [
+        (event + 1, f"invalid_event: line {event + 1}: event_id {10**30} is not a 64-bit integer")
+    ]
+
+
 def test_a_reader_that_fails_rejects_its_file_with_the_error_and_the_others_load(tmp_path, monkeypatch):
     """No reader's fault stops the night: an exception a reader did not
     mean (a bug, an input it does not expect) rejects that file with the

@@ -79,6 +79,14 @@ def _too_deep_at(doc: str) -> int:
     return 0
 
 
+def is_integer(value: Any, bits: int = 64) -> bool:
+    """A JSON integer (not a boolean) that a signed ``bits``-bit column
+    holds: what staging casts an identity field to (a larger one would
+    cast to null and break its table's grain)."""
+    bound = 1 << (bits - 1)
+    return isinstance(value, int) and not isinstance(value, bool) and -bound <= value < bound
+
+
 def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 

@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agent_eval.ingest.common import RejectedFile, clipped, json_loads
+from agent_eval.ingest.common import RejectedFile, clipped, is_integer, json_loads
 from agent_eval.ingest.records import Record
 
 KNOWN_VERSIONS = (1, 2)
@@ -242,7 +242,12 @@ def _sample_record(index: int, where: str, sample: Any, seen: dict[tuple[str, in
 
     if not isinstance(sample, dict) or "id" not in sample:
         return rejected(f"invalid_sample: {where} is not a sample (no id)")
+    # EvalSample.id is int | str, its epoch a positive int (staging: integer)
+    if not (isinstance(sample["id"], str) or is_integer(sample["id"])):
+        return rejected(f"invalid_sample: {where}: id {_finite(sample['id'])!r} is not a string or an integer")
     epoch = sample.get("epoch", 1)
+    if not is_integer(epoch, 32) or epoch < 1:
+        return rejected(f"invalid_sample: {where}: epoch {_finite(epoch)!r} is not a positive integer")
     key = (str(sample["id"]), epoch)
     if key in seen:
         return rejected(f"duplicate_sample: id {sample['id']!r} epoch {epoch} is also {seen[key]}")

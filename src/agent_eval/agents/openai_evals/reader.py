@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_eval.ingest.common import RejectedFile, clipped, json_loads
+from agent_eval.ingest.common import RejectedFile, clipped, is_integer, json_loads
 from agent_eval.ingest.records import Record
 
 # the RunSpec fields without which a file is no run (evals/base.py)
@@ -179,8 +179,8 @@ def _event_record(number: int, text: str, event: Any, scan: _Scan, seen: dict[in
     if event["run_id"] != scan.spec["run_id"]:
         return rejected(f"invalid_event: {where} is of run {event['run_id']!r}, the spec of {scan.spec['run_id']!r}")
     event_id = event["event_id"]
-    if not isinstance(event_id, int) or isinstance(event_id, bool):
-        return rejected(f"invalid_event: {where}: event_id {event_id!r} is not an integer")
+    if not is_integer(event_id):
+        return rejected(f"invalid_event: {where}: event_id {event_id!r} is not a 64-bit integer")
     if event_id in seen:
         return rejected(f"duplicate_event: {where}: event_id {event_id} again (also line {seen[event_id]})")
     seen[event_id] = number
