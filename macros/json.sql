@@ -48,3 +48,14 @@
         else true
     end
 {%- endmacro %}
+
+
+{% macro epoch_timestamp(seconds_expr) -%}
+    {#- Epoch seconds (a double) as a timestamp with time zone; null past
+        the years 1 to 9999, where to_timestamp raises a conversion error:
+        one absurd date must not stop the night. -#}
+    case
+        when ({{ seconds_expr }}) between -62135596800 and 253402300799
+            then to_timestamp(({{ seconds_expr }}))
+    end
+{%- endmacro %}

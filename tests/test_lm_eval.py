@@ -110,6 +110,11 @@ def write_bad_deliveries(drops: Path) -> dict[str, str]:
     bad["truncated"] = truncated
     bad["nan_figure"] = copy_run(drops, "nan_figure", edit=nan_figure)
     bad["group"] = copy_run(drops, "group", edit=with_group)
+
+    def absurd_date(doc):  # epoch seconds past any timestamp
+        doc["date"] = 1e30
+
+    bad["absurd_date"] = copy_run(drops, "absurd_date", edit=absurd_date)
     bad["missing_samples"] = copy_run(drops, "missing_samples", tasks=("ko_quiz",))
     copy_run(drops, "orphan_samples", tasks=("ko_quiz",), results=False)
     bad["orphan_samples"] = f"{bad_folder('orphan_samples')}/{Path(samples_path(NIGHT_1, 'ko_quiz')).name}"
@@ -130,7 +135,10 @@ def write_bad_deliveries(drops: Path) -> dict[str, str]:
 
 
 # the cases whose results file write_bad_deliveries writes
-BAD_RUNS = ("no_results", "version", "structure", "truncated", "nan_figure", "group", "missing_samples", "bad_lines")
+BAD_RUNS = (
+    *("no_results", "version", "structure", "truncated", "nan_figure", "group", "missing_samples", "bad_lines"),
+    "absurd_date",
+)
 
 
 def bad_deliveries() -> dict[str, str]:
@@ -401,6 +409,14 @@ def test_a_group_is_no_set_and_its_tasks_are(night):
     sets = {r[0] for r in wh.query("select set_id from marts.lm_eval_runs where source_file = ?", [bad["group"]])}
     assert sets == {f"{bad['group']}#ko_quiz", f"{bad['group']}#ko_arith"}
     assert wh.query("select count(*) from ops.rejected_rows where source_file = ?", [bad["group"]]) == [(0,)]
+
+
+def test_a_run_date_past_any_timestamp_is_no_date_and_the_run_is_scored(night):
+    """``date`` (epoch seconds) of 1e30 is past what a timestamp holds: the
+    run has no start time, and its tasks are sets as any run's are."""
+    wh, _, _, bad = night
+    found = wh.query("select set_id, created_at from marts.lm_eval_runs where source_file = ?", [bad["absurd_date"]])
+    assert sorted(found) == [(f"{bad['absurd_date']}#ko_arith", None), (f"{bad['absurd_date']}#ko_quiz", None)]
 
 
 def test_a_samples_file_delivered_a_night_later_makes_the_set(late_deliveries):

@@ -38,11 +38,15 @@ final as (
         agg ->> '$.evaluation_id' as evaluation_id,
         agg ->> '$.benchmark' as benchmark,
         coalesce(
-            to_timestamp(try_cast(agg ->> '$.evaluation_timestamp' as double)),
+            {{ epoch_timestamp(
+                "try_cast(agg ->> '$.evaluation_timestamp' as double)"
+            ) }},
             try_cast(agg ->> '$.evaluation_timestamp' as timestamptz)
         ) as evaluated_at,
         coalesce(
-            to_timestamp(try_cast(agg ->> '$.retrieved_timestamp' as double)),
+            {{ epoch_timestamp(
+                "try_cast(agg ->> '$.retrieved_timestamp' as double)"
+            ) }},
             try_cast(agg ->> '$.retrieved_timestamp' as timestamptz)
         ) as retrieved_at,
         ---------- the source

@@ -43,7 +43,9 @@ final as (
         run ->> '$.model_name_sanitized' as model_name_sanitized,
         run ->> '$.model_source' as model_source,
         run ->> '$.git_hash' as git_hash,
-        to_timestamp({{ json_finite_number("run -> '$.date'") }}) as started_at,
+        {{ epoch_timestamp(
+            json_finite_number("run -> '$.date'")
+        ) }} as started_at,
         {{ json_nonneg_number("run -> '$.total_evaluation_time_sec'") }}
             as total_evaluation_time_sec,
         cast(run -> '$.config' as varchar) as config_json,
