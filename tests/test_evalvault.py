@@ -42,6 +42,7 @@ BAD = {
     "duplicates": f"{BAD_NIGHT}/evalvault/duplicates.xlsx",
     "bad_scores": f"{BAD_NIGHT}/evalvault/bad_scores.xlsx",
     "json_nan": f"{BAD_NIGHT}/evalvault/nan_score.json",
+    "huge_tokens": f"{BAD_NIGHT}/evalvault/huge_tokens.xlsx",
 }
 # the JSON export is night 2's run; the tests deliver it before the two
 # nights, so that night 2 stays the latest set of its series (history_flips)
@@ -128,6 +129,12 @@ def write_bad_exports(drops: Path) -> None:
             row[header.index("score")].value = None
         if (values["test_case_id"], values["metric_name"]) == ("ins-005", "summary_risk_coverage"):
             row[header.index("score")].value = "high"
+    workbook.save(target)
+
+    # a token count past any bigint, on the first test case
+    workbook, target = variant("huge_tokens", "odd: tokens 1e30")
+    cases = workbook["TestCases"]
+    cases.cell(2, [c.value for c in cases[1]].index("tokens_used") + 1).value = 1e30
     workbook.save(target)
 
     nan = json.loads(text)
@@ -385,6 +392,22 @@ def test_a_rejected_score_keeps_its_test_case_from_passing(night):
     _, reported, agrees, n = figure(wh, BAD["bad_scores"], "summary_accuracy", "mean")
     assert n == len(FILES[NIGHT_1]["test_cases"]) - 1 and agrees is False
     assert any(BAD["bad_scores"] in line and "summary_accuracy mean" in line for line in err.splitlines())
+
+
+def test_a_token_count_past_any_bigint_is_no_count_and_the_run_is_scored(night):
+    """tokens_used of 1e30 is no count a bigint holds: that test case has
+    none, the others keep theirs, and the run is scored."""
+    wh, _ = night[:2]
+    cases = sheet(EVALVAULT / NIGHT_1, "TestCases")
+    found = dict(
+        wh.query(
+            "select sample_id, tokens_used from marts.evalvault_item_scores where set_id = ? and scorer = 'overall'",
+            [BAD["huge_tokens"]],
+        )
+    )
+    assert found == {
+        case["test_case_id"]: (None if index == 0 else case["tokens_used"]) for index, case in enumerate(cases)
+    }
 
 
 def test_reports_and_the_viewer_show_each_run(imported_warehouse):
