@@ -59,3 +59,10 @@
             then to_timestamp(({{ seconds_expr }}))
     end
 {%- endmacro %}
+
+
+{% macro json_bigint(json_expr) -%}
+    {#- A finite JSON number as the bigint it casts to; null for anything
+        else and past what a bigint holds (where a cast raises). -#}
+    try_cast({{ json_finite_number(json_expr) }} as bigint)
+{%- endmacro %}

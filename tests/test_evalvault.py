@@ -131,10 +131,11 @@ def write_bad_exports(drops: Path) -> None:
             row[header.index("score")].value = "high"
     workbook.save(target)
 
-    # a token count past any bigint, on the first test case
+    # counts past any bigint: the first test case's tokens, the run's total
     workbook, target = variant("huge_tokens", "odd: tokens 1e30")
-    cases = workbook["TestCases"]
-    cases.cell(2, [c.value for c in cases[1]].index("tokens_used") + 1).value = 1e30
+    for title, column in (("TestCases", "tokens_used"), ("Summary", "total_test_cases")):
+        ws = workbook[title]
+        ws.cell(2, [c.value for c in ws[1]].index(column) + 1).value = 1e30
     workbook.save(target)
 
     nan = json.loads(text)
@@ -395,8 +396,9 @@ def test_a_rejected_score_keeps_its_test_case_from_passing(night):
 
 
 def test_a_token_count_past_any_bigint_is_no_count_and_the_run_is_scored(night):
-    """tokens_used of 1e30 is no count a bigint holds: that test case has
-    none, the others keep theirs, and the run is scored."""
+    """tokens_used (and the Summary's total_test_cases) of 1e30 is no count
+    a bigint holds: that test case has none, the others keep theirs, and
+    the run is scored."""
     wh, _ = night[:2]
     cases = sheet(EVALVAULT / NIGHT_1, "TestCases")
     found = dict(
@@ -408,6 +410,10 @@ def test_a_token_count_past_any_bigint_is_no_count_and_the_run_is_scored(night):
     assert found == {
         case["test_case_id"]: (None if index == 0 else case["tokens_used"]) for index, case in enumerate(cases)
     }
+    reported = wh.query(
+        "select reported_total_test_cases from marts.evalvault_runs where set_id = ?", [BAD["huge_tokens"]]
+    )
+    assert reported == [(None,)]
 
 
 def test_reports_and_the_viewer_show_each_run(imported_warehouse):

@@ -49,11 +49,11 @@ final as (
         ---------- what EvalVault reported
         {{ json_finite_number("run_header -> '$.summary.pass_rate'") }}
             as reported_pass_rate,
-        {{ json_finite_number("run_header -> '$.summary.total_test_cases'") }}
+        {{ json_bigint("run_header -> '$.summary.total_test_cases'") }}
             as reported_total_test_cases,
-        {{ json_finite_number("run_header -> '$.summary.passed_test_cases'") }}
+        {{ json_bigint("run_header -> '$.summary.passed_test_cases'") }}
             as reported_passed_test_cases,
-        {{ json_finite_number("run_header -> '$.summary.total_tokens'") }}
+        {{ json_bigint("run_header -> '$.summary.total_tokens'") }}
             as reported_total_tokens,
         {{ json_finite_number("run_header -> '$.summary.total_cost_usd'") }}
             as reported_total_cost,
