@@ -131,9 +131,10 @@ def write_bad_exports(drops: Path) -> None:
             row[header.index("score")].value = "high"
     workbook.save(target)
 
-    # counts past any bigint: the first test case's tokens, the run's total
+    # counts past any bigint: the first test case's tokens, the run's
+    # total, the first metric's samples
     workbook, target = variant("huge_tokens", "odd: tokens 1e30")
-    for title, column in (("TestCases", "tokens_used"), ("Summary", "total_test_cases")):
+    for title, column in (("TestCases", "tokens_used"), ("Summary", "total_test_cases"), ("MetricsSummary", "samples")):
         ws = workbook[title]
         ws.cell(2, [c.value for c in ws[1]].index(column) + 1).value = 1e30
     workbook.save(target)
@@ -396,9 +397,9 @@ def test_a_rejected_score_keeps_its_test_case_from_passing(night):
 
 
 def test_a_token_count_past_any_bigint_is_no_count_and_the_run_is_scored(night):
-    """tokens_used (and the Summary's total_test_cases) of 1e30 is no count
-    a bigint holds: that test case has none, the others keep theirs, and
-    the run is scored."""
+    """A count of 1e30 (a test case's tokens_used, the Summary's
+    total_test_cases, a metric's samples) is no count a bigint holds: it is
+    none, the others keep theirs, and the run is scored."""
     wh, _ = night[:2]
     cases = sheet(EVALVAULT / NIGHT_1, "TestCases")
     found = dict(
@@ -414,6 +415,12 @@ def test_a_token_count_past_any_bigint_is_no_count_and_the_run_is_scored(night):
         "select reported_total_test_cases from marts.evalvault_runs where set_id = ?", [BAD["huge_tokens"]]
     )
     assert reported == [(None,)]
+    metric = sheet(EVALVAULT / NIGHT_1, "MetricsSummary")[0]["metric_name"]
+    counts = wh.query(
+        "select tool_reported_n from marts.evalvault_set_scores where set_id = ? and scorer = ? and metric = 'mean'",
+        [BAD["huge_tokens"], metric],
+    )
+    assert counts == [(None,)]
 
 
 def test_reports_and_the_viewer_show_each_run(imported_warehouse):

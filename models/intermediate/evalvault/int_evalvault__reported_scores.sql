@@ -46,8 +46,7 @@ final as (
         'mean' as metric,
         {{ json_finite_number("entry.value -> '$.avg_score'") }}
             as tool_reported_value,
-        {{ json_finite_number("entry.value -> '$.samples'") }}
-            as tool_reported_n
+        {{ json_bigint("entry.value -> '$.samples'") }} as tool_reported_n
     from metric_entries
 
     union all
@@ -59,8 +58,7 @@ final as (
         'pass_rate' as metric,
         {{ json_finite_number("entry.value -> '$.pass_rate'") }}
             as tool_reported_value,
-        {{ json_finite_number("entry.value -> '$.samples'") }}
-            as tool_reported_n
+        {{ json_bigint("entry.value -> '$.samples'") }} as tool_reported_n
     from metric_entries
 
 )
