@@ -50,10 +50,10 @@ final as (
         try_cast(rec ->> '$.passed' as boolean) as tool_passed,
         ---------- a test case
         try_cast(rec ->> '$.all_passed' as boolean) as tool_all_passed,
-        case
-            when {{ json_nonneg_number("rec -> '$.tokens_used'") }} >= 0
-                then {{ json_bigint("rec -> '$.tokens_used'") }}
-        end as tokens_used,
+        -- a count a bigint holds; null past it, as any other odd value
+        try_cast(
+            {{ json_nonneg_number("rec -> '$.tokens_used'") }} as bigint
+        ) as tokens_used,
         {{ json_nonneg_number("rec -> '$.latency_ms'") }} as latency_ms,
         {{ json_nonneg_number("rec -> '$.cost_usd'") }} as cost_usd,
         rec ->> '$.trace_id' as trace_id,

@@ -79,6 +79,12 @@ def _too_deep_at(doc: str) -> int:
     return 0
 
 
+def surrogates_escaped(text: str) -> str:
+    """``text`` with each lone surrogate written as its \\u escape (a
+    reason or a record that quotes one, kept as UTF-8)."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def is_integer(value: Any, bits: int = 64) -> bool:
     """A JSON integer (not a boolean) that a signed ``bits``-bit column
     holds: what staging casts an identity field to (a larger one would

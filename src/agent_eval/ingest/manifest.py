@@ -24,6 +24,7 @@ from agent_eval.ingest.common import (
     resolve_drops_dir,
     sha256_of,
     sha256_of_file,
+    surrogates_escaped,
 )
 from agent_eval.ingest.kinds import kinds, match_kind, match_kind_ignoring_case
 from agent_eval.ingest.landing import Landing
@@ -376,14 +377,13 @@ def _observations(
             except RejectedFile as err:
                 row["status"] = "rejected"
                 # a reason may quote the file (a key): keep a lone surrogate as its escape
-                row["reject_reason"] = str(err).encode("utf-8", "backslashreplace").decode("utf-8")
+                row["reject_reason"] = surrogates_escaped(str(err))
             except FileChanged:
                 continue  # changed while read: the next build observes the new bytes
             except Exception as err:  # no reader's fault stops the night
                 landing.discard(kind.name, sha)
                 row["status"] = "rejected"
-                reason = f"could not be read: {type(err).__name__}: {err}"
-                row["reject_reason"] = clipped(reason.encode("utf-8", "backslashreplace").decode("utf-8"))
+                row["reject_reason"] = clipped(surrogates_escaped(f"could not be read: {type(err).__name__}: {err}"))
             finally:
                 if speculation is not None:
                     speculation.cancel()  # a no-op once its landing was used

@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from agent_eval.drop_kinds import DropKind
 from agent_eval.ingest import csv_load
-from agent_eval.ingest.common import FileChanged, RejectedFile, max_record_bytes, too_large
+from agent_eval.ingest.common import FileChanged, RejectedFile, max_record_bytes, surrogates_escaped, too_large
 from agent_eval.ingest.encodings import decode, detect_encoding, encoding_of
 from agent_eval.ingest.landing import FORM_CSV, Landed, Landing, records_schema
 from agent_eval.ingest.records import (
@@ -112,13 +112,8 @@ def _batch(columns: dict[str, list[Any]], schema: pa.Schema) -> pa.RecordBatch:
         for name in ("raw_text", "reject_reason"):
             text = columns[name][row]
             if text is not None and holds_lone_surrogate_text(text):
-                columns[name][row] = _escaped(text)
+                columns[name][row] = surrogates_escaped(text)
     return pa.RecordBatch.from_pydict(columns, schema=schema)
-
-
-def _escaped(text: str) -> str:
-    """``text`` with each lone surrogate written as its \\u escape."""
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def records_table(records: Iterable[Record], kind: DropKind) -> pa.Table:

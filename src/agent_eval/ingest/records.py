@@ -41,6 +41,12 @@ def holds_lone_surrogate_text(text: str) -> bool:
     return _SURROGATE.search(text) is not None
 
 
+def parsed_lone_surrogate(text: str, value: Any) -> bool:
+    """Whether ``value``, parsed from the JSON ``text``, holds a lone
+    surrogate; walked only when the text has the escape of one."""
+    return _SURROGATE_ESCAPE.search(text) is not None and _holds_lone_surrogate(value)
+
+
 @dataclass
 class Record:
     """One data record of a file: parsed values or the reason it was not."""
@@ -257,7 +263,7 @@ def _jsonl_records(text: str, required: Sequence[str]) -> Iterator[Record]:
         if missing:
             yield Record(number, None, line, "missing_required_field: " + ", ".join(missing))
             continue
-        if _SURROGATE_ESCAPE.search(stripped) and _holds_lone_surrogate(value):
+        if parsed_lone_surrogate(stripped, value):
             yield Record(number, None, line, LONE_SURROGATE)
             continue
         yield Record(number, value)
@@ -296,7 +302,7 @@ def document_records(document: Any, kind: DropKind) -> Iterator[Record]:
         if missing:
             raise RejectedFile(f"not a valid dataset: {kind.records_key}[{index}] lacks " + ", ".join(missing))
         text = json.dumps(item, ensure_ascii=False)
-        if _SURROGATE.search(text):
+        if holds_lone_surrogate_text(text):
             yield Record(index, None, clipped(json.dumps(item)), LONE_SURROGATE)
             continue
         size = len(text.encode()) if len(text) * 4 > limit else 0  # as in _csv_records

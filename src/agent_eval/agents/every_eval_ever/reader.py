@@ -37,7 +37,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import re
 from collections.abc import Iterator
 from functools import cache
 from importlib import resources
@@ -48,11 +47,7 @@ import jsonschema
 from jsonschema.exceptions import ValidationError
 
 from agent_eval.ingest.common import RejectedFile, clipped, json_loads, max_record_bytes, too_large
-from agent_eval.ingest.records import LONE_SURROGATE, Record
-
-# a \u escape of a lone surrogate parses to a string that is no text
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+from agent_eval.ingest.records import LONE_SURROGATE, Record, parsed_lone_surrogate
 
 KNOWN_VERSIONS = ("0.3.0",)
 SCHEMA_FOLDER = "schemas/every_eval_ever"
@@ -169,7 +164,7 @@ def _json_document(data: bytes) -> dict[str, Any]:
         raise RejectedFile(f"not valid JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
     if not isinstance(document, dict):
         raise RejectedFile("not an Every Eval Ever aggregate: the document is not an object")
-    if _SURROGATE_ESCAPE.search(text) and _SURROGATE.search(json.dumps(document, ensure_ascii=False)):
+    if parsed_lone_surrogate(text, document):
         raise RejectedFile(f"not valid JSON: {LONE_SURROGATE.removeprefix('invalid_json: ')}")
     return document
 
@@ -428,7 +423,7 @@ def _instance_record(
         return rejected(f"invalid_json: {where}: {err.msg} at column {err.colno}")
     if not isinstance(line, dict):
         return rejected(f"invalid_json: {where}: not a JSON object")
-    if _SURROGATE_ESCAPE.search(text) and _SURROGATE.search(json.dumps(line, ensure_ascii=False)):
+    if parsed_lone_surrogate(text, line):
         return rejected(f"{LONE_SURROGATE.replace('invalid_json: ', f'invalid_json: {where}: ', 1)}")
     evaluation = line.get("evaluation")
     score = evaluation.get("score") if isinstance(evaluation, dict) else None
