@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import copy
 import csv
+import datetime
 import io
 import json
 import random
 import shutil
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
+
+from agent_eval.agents.inspect.reader import _member_bytes
 
 SAMPLES = Path(__file__).resolve().parent.parent / "data" / "drops"
 ODD = [
@@ -151,26 +155,37 @@ def mutate_csv(text, rng):
     return out.getvalue(), what
 
 
-def mutate_zip(data, rng):
-    src = zipfile.ZipFile(io.BytesIO(data))
-    names = [n for n in src.namelist() if n.endswith(".json")]
-    name = rng.choice(names)
+def sample_members(log: bytes) -> list[str]:
+    """The sample members of an Inspect AI .eval log, in order."""
+    with zipfile.ZipFile(io.BytesIO(log)) as archive:
+        return [name for name in archive.namelist() if name.startswith("samples/")]
+
+
+def rewrite_members(log: bytes, changes: dict[str, Callable[[bytes], bytes]]) -> bytes:
+    """An Inspect AI .eval log with each member named in ``changes``
+    rewritten by it; every member decompressed by the reader and stored
+    (zipfile cannot write zstd)."""
     out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(log)) as source, zipfile.ZipFile(out, "w") as target:
+        for info in source.infolist():
+            data = _member_bytes(source, info)
+            if info.filename in changes:
+                data = changes[info.filename](data)
+            target.writestr(info.filename, data, zipfile.ZIP_STORED)
+    return out.getvalue()
+
+
+def mutate_zip(data, rng):
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        name = rng.choice([n for n in archive.namelist() if n.endswith(".json")])
     what = ""
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
-        for info in src.infolist():
-            raw = _member(src, info)
-            if info.filename == name:
-                text, what = mutate_json_text(raw.decode("utf-8"), rng, False)
-                raw = text.encode("utf-8", "surrogatepass")
-            dst.writestr(info.filename, raw)
-    return out.getvalue(), f"{name}: {what}"
 
+    def change(member: bytes) -> bytes:
+        nonlocal what
+        text, what = mutate_json_text(member.decode("utf-8"), rng, False)
+        return text.encode("utf-8", "surrogatepass")
 
-def _member(zf, info):
-    from agent_eval.agents.inspect.reader import _member_bytes
-
-    return _member_bytes(zf, info)
+    return rewrite_members(data, {name: change}), f"{name}: {what}"
 
 
 def mutate_xlsx(path, rng, out_path):
@@ -258,8 +273,6 @@ def oddities(rel: str, data: bytes):
 def write_night(drops: Path, first_day, mutants_per_file: int, seed: int) -> list[dict]:
     """Every sample file's mutants and oddities, one date folder each from
     ``first_day``; returns what each folder holds."""
-    import datetime
-
     written, day = [], first_day
     for rel in sample_files():
         data = (SAMPLES / rel).read_bytes()

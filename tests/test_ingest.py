@@ -6,9 +6,12 @@ import json
 import os
 import shutil
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import duckdb
+import mutations
 import pytest
 
 from agent_eval import ingest
@@ -497,40 +500,62 @@ def _with_lone_surrogate(value: dict, *path: str | int) -> None:
     value[path[-1]] = "\ud800"
 
 
+def _replace_line(path: Path, index: int, line: str) -> None:
+    """Line ``index`` (from 0) of a text file replaced by ``line``."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[index] = line
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _change_line(path: Path, index: int, change: Callable[[Any], None]) -> None:
+    """Line ``index`` (from 0) of a JSONL file parsed, changed in place by
+    ``change`` and written again."""
+    value = json.loads(path.read_text(encoding="utf-8").splitlines()[index])
+    change(value)
+    _replace_line(path, index, json.dumps(value))
+
+
+def _line_index(path: Path, found: Callable[[Any], bool]) -> int:
+    """The first line of a JSONL file whose value ``found`` picks."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return next(i for i, line in enumerate(lines) if found(json.loads(line)))
+
+
+def _changed_log(log: Path, target: Path, changes: dict[str, Callable[[Any], None]]) -> None:
+    """An Inspect AI log written to ``target`` with each member named in
+    ``changes`` parsed, changed in place and written again."""
+
+    def rewrite(change: Callable[[Any], None]) -> Callable[[bytes], bytes]:
+        def member(data: bytes) -> bytes:
+            value = json.loads(data)
+            change(value)
+            return json.dumps(value).encode()
+
+        return member
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    data = log.read_bytes()
+    target.write_bytes(mutations.rewrite_members(data, {name: rewrite(c) for name, c in changes.items()}))
+
+
 def test_a_lone_surrogate_in_a_tool_output_rejects_its_record_not_the_night(tmp_path):
     """Each imported tool's reader keeps what it parsed; a \\ud800 escape in
     one result is that record's rejection (landing checks what it cannot
     encode), in a file's header the file's, and every other record lands:
     the files are the tools' own sample outputs with one value changed."""
-    import zipfile
-
-    from agent_eval.agents.inspect.reader import _member_bytes
-
     reason = "invalid_json: a \\u escape of a lone surrogate (\\ud800-\\udfff) is not a character"
     night, drops = "2026-11-01", tmp_path / "drops"
     for tool, source in (("lm_eval", night), ("openai_evals", "2026-10-01"), ("promptfoo", night)):
         shutil.copytree(SAMPLE_DROPS / source / tool, drops / night / tool)
     # lm-evaluation-harness: the third sample of a samples file
     samples = next((drops / night / "lm_eval").rglob("samples_*.jsonl"))
-    lines = samples.read_text(encoding="utf-8").splitlines()
-    sample = json.loads(lines[2])
-    _with_lone_surrogate(sample, "resps", 0, 0)
-    lines[2] = json.dumps(sample)
-    samples.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _change_line(samples, 2, lambda sample: _with_lone_surrogate(sample, "resps", 0, 0))
     # OpenAI Evals: an event of one record file, the spec line of the other
     records = sorted((drops / night / "openai_evals").glob("*.jsonl"))
-    lines = records[0].read_text(encoding="utf-8").splitlines()
-    event = next(i for i, line in enumerate(lines) if json.loads(line).get("type") == "sampling")
-    changed = json.loads(lines[event])
-    _with_lone_surrogate(changed, "data", "sampled")
-    lines[event] = json.dumps(changed)
-    records[0].write_text("\n".join(lines) + "\n", encoding="utf-8")
-    lines = records[1].read_text(encoding="utf-8").splitlines()
-    spec = next(i for i, line in enumerate(lines) if "spec" in json.loads(line))
-    changed = json.loads(lines[spec])
-    _with_lone_surrogate(changed, "spec", "eval_name")
-    lines[spec] = json.dumps(changed)
-    records[1].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    event = _line_index(records[0], lambda line: line.get("type") == "sampling")
+    _change_line(records[0], event, lambda line: _with_lone_surrogate(line, "data", "sampled"))
+    spec = _line_index(records[1], lambda line: "spec" in line)
+    _change_line(records[1], spec, lambda line: _with_lone_surrogate(line, "spec", "eval_name"))
     # promptfoo: a var of the second result of a -o out.json output (the
     # test's identity hashes it)
     output_path = drops / night / "promptfoo" / "greetings.json"
@@ -539,19 +564,11 @@ def test_a_lone_surrogate_in_a_tool_output_rejects_its_record_not_the_night(tmp_
         _with_lone_surrogate(output["results"]["results"][1], *where, "name")
     output_path.write_text(json.dumps(output), encoding="utf-8")
     n_results = len(output["results"]["results"])
-    # Inspect AI: the first sample member of a log (stored: zipfile cannot write zstd)
+    # Inspect AI: the first sample member of a log
     log = next((SAMPLE_DROPS / night / "inspect").glob("*.eval"))
     changed_log = drops / night / "inspect" / log.name
-    changed_log.parent.mkdir(parents=True)
-    with zipfile.ZipFile(log) as source, zipfile.ZipFile(changed_log, "w") as target:
-        first = next(i.filename for i in source.infolist() if i.filename.startswith("samples/"))
-        for info in source.infolist():
-            data = _member_bytes(source, info)
-            if info.filename == first:
-                member = json.loads(data)
-                _with_lone_surrogate(member, "output", "completion")
-                data = json.dumps(member).encode()
-            target.writestr(info.filename, data, zipfile.ZIP_STORED)
+    first = mutations.sample_members(log.read_bytes())[0]
+    _changed_log(log, changed_log, {first: lambda member: _with_lone_surrogate(member, "output", "completion")})
 
     observed = {obs["source_file"]: (obs, rows) for obs, rows in observe_and_load(drops, tmp_path / "landing")}
 
@@ -591,11 +608,6 @@ def test_json_nested_too_deeply_or_an_integer_too_long_is_rejected_not_the_night
     shutil.copytree(SAMPLE_DROPS / night / "lm_eval", drops / night / "lm_eval")
     shutil.copytree(SAMPLE_DROPS / "2026-10-01" / "openai_evals", drops / night / "openai_evals")
 
-    def with_line(path: Path, number: int, line: str) -> None:
-        lines = path.read_text(encoding="utf-8").splitlines()
-        lines[number - 1] = line
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-
     # the column where nesting passes 512 levels: the object opens the first
     prefix = '{"itemId": 1, "queryId": "q", "raw": '
     recruit = drops / night / "recruit_agent_deep.jsonl"
@@ -607,9 +619,9 @@ def test_json_nested_too_deeply_or_an_integer_too_long_is_rejected_not_the_night
     summary = drops / night / "summary_deep.json"
     summary.write_text(summary_prefix + DEEP_ARRAY + "}", encoding="utf-8")
     samples = next((drops / night / "lm_eval").rglob("samples_*.jsonl"))
-    with_line(samples, 2, '{"doc_id": ' + LONG_INTEGER + "}")
+    _replace_line(samples, 1, '{"doc_id": ' + LONG_INTEGER + "}")
     record = sorted((drops / night / "openai_evals").glob("*.jsonl"))[0]
-    with_line(record, 3, DEEP_ARRAY)
+    _replace_line(record, 2, DEEP_ARRAY)
     promptfoo = drops / night / "promptfoo" / "deep.json"
     promptfoo.parent.mkdir()
     promptfoo.write_text('{"results": {"version": 3, "results": [' + DEEP_ARRAY + "]}}", encoding="utf-8")
@@ -649,32 +661,19 @@ def test_an_identity_no_column_holds_rejects_its_record(tmp_path):
     so a value no such column holds (a null id, an epoch of 2**40, an
     event_id of 10**30) is a rejected record, not a null key that stops
     the night."""
-    import zipfile
-
-    from agent_eval.agents.inspect.reader import _member_bytes
-
     night, drops = "2026-11-01", tmp_path / "drops"
     log = next((SAMPLE_DROPS / night / "inspect").glob("*.eval"))
     changed_log = drops / night / "inspect" / log.name
-    changed_log.parent.mkdir(parents=True)
-    bad = {"id": None, "epoch": 2**40}
-    with zipfile.ZipFile(log) as source, zipfile.ZipFile(changed_log, "w") as target:
-        members = [i.filename for i in source.infolist() if i.filename.startswith("samples/")][:2]
-        for info in source.infolist():
-            data = _member_bytes(source, info)
-            if info.filename in members:
-                sample = json.loads(data)
-                key = list(bad)[members.index(info.filename)]
-                sample[key] = bad[key]
-                data = json.dumps(sample).encode()
-            target.writestr(info.filename, data, zipfile.ZIP_STORED)
+    members = mutations.sample_members(log.read_bytes())[:2]
+    _changed_log(
+        log,
+        changed_log,
+        {members[0]: lambda sample: sample.update(id=None), members[1]: lambda sample: sample.update(epoch=2**40)},
+    )
     shutil.copytree(SAMPLE_DROPS / "2026-10-01" / "openai_evals", drops / night / "openai_evals")
     record = sorted((drops / night / "openai_evals").glob("*.jsonl"))[0]
-    lines = record.read_text(encoding="utf-8").splitlines()
-    event = next(i for i, line in enumerate(lines) if "event_id" in json.loads(line))
-    changed = dict(json.loads(lines[event]), event_id=10**30)
-    lines[event] = json.dumps(changed)
-    record.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    event = _line_index(record, lambda line: "event_id" in line)
+    _change_line(record, event, lambda line: line.update(event_id=10**30))
     observed = {obs["source_file"]: (obs, rows) for obs, rows in observe_and_load(drops, tmp_path / "landing")}
     obs, rows = observed[changed_log.relative_to(drops).as_posix()]
     reasons = [r["reject_reason"] for r in rows if r["reject_reason"]]

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from mutations import rewrite_members, sample_members
 
 from agent_eval import cli
-from agent_eval.agents.inspect.reader import _member_bytes as member_bytes
 from agent_eval.viewer import create_app
 from conftest import FIXTURES, IMPORTS
 
@@ -63,17 +63,15 @@ def write_bad_logs(drops: Path) -> None:
     night_1 = INSPECT / NIGHT_1
     data = night_1.read_bytes()
     (drops / BAD["truncated"]).write_bytes(data[: len(data) // 2])
-    # a copy whose first sample member is text that is not JSON; the other
-    # members decompressed by the reader and stored (zipfile cannot write zstd)
-    with zipfile.ZipFile(night_1) as source, zipfile.ZipFile(drops / BAD["not_json"], "w") as target:
-        samples = [i.filename for i in source.infolist() if i.filename.startswith("samples/")]
-        for info in source.infolist():
-            data = (
-                b'{"id": "q01", "epoch": 1, "scores": ' if info.filename == samples[0] else member_bytes(source, info)
-            )
-            if info.filename in ("header.json", "_journal/start.json"):  # a series of its own
-                data = data.replace(b'"model":"mockllm/model"', b'"model":"mockllm/not-json"')
-            target.writestr(info.filename, data, zipfile.ZIP_STORED)
+    # a copy whose first sample member is text that is not JSON, under a
+    # model of its own (a series of its own)
+
+    def own_model(member: bytes) -> bytes:
+        return member.replace(b'"model":"mockllm/model"', b'"model":"mockllm/not-json"')
+
+    changes = dict.fromkeys(("header.json", "_journal/start.json"), own_model)
+    changes[sample_members(data)[0]] = lambda _: b'{"id": "q01", "epoch": 1, "scores": '
+    (drops / BAD["not_json"]).write_bytes(rewrite_members(data, changes))
     json_log = json.loads((INSPECT / next(p for p in EXPECTED if p.endswith(".json"))).read_text(encoding="utf-8"))
     (drops / BAD["version"]).write_text(json.dumps(dict(json_log, version=99)), encoding="utf-8")
     duplicated = dict(json_log, samples=[*json_log["samples"], json_log["samples"][0]])

@@ -1,6 +1,6 @@
 """Damaged copies of every sample drop (tests/mutations.py), read by the
 manifest and the loaders outside dbt: nothing raises, and every damaged
-file is loaded, rejected with a reason or ignored; a loaded file's
+file is loaded, rejected with a reason, ignored or a repeat; a loaded file's
 records all land, scored or rejected (SPEC 2.3)."""
 
 from __future__ import annotations
