@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -107,6 +108,8 @@ def test_bench_smoke_run_produces_every_figure(tmp_path, demo_warehouse):
         capture_output=True,
         text=True,
         check=False,
+        # the commands as a user runs them: dbt's default threads
+        env={k: v for k, v in os.environ.items() if k != "AGENT_EVAL_DBT_THREADS"},
     )
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
     data = json.loads(out.with_suffix(".json").read_text())

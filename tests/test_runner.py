@@ -52,11 +52,13 @@ def test_on_line_hands_over_dbts_output_line_by_line_and_prints_nothing(mode, tm
     assert any("No such command 'no-such-command'" in line for line in lines)
 
 
-def test_a_build_shows_its_stages_and_writes_dbts_lines_to_the_log_it_names(built, capsys):
+def test_a_build_shows_its_stages_and_writes_dbts_lines_to_the_log_it_names(built, capsys, monkeypatch):
     """The stages in order, each once; none of dbt's ~300 lines on screen
     (nor its red "Completed with 1 error" for the rejected input); dbt's
-    lines in build.log, which the summary names."""
+    lines in build.log, which the summary names. dbt runs the threads
+    AGENT_EVAL_DBT_THREADS asks for (profiles.yml)."""
     wh, code = built("basic")
+    monkeypatch.setenv("AGENT_EVAL_DBT_THREADS", "3")
     capsys.readouterr()
     assert wh.build(reports=True) == code == cli.EXIT_REJECTED  # basic holds 2 rejected rows
     out = capsys.readouterr().out
@@ -77,3 +79,4 @@ def test_a_build_shows_its_stages_and_writes_dbts_lines_to_the_log_it_names(buil
     text = log.read_text(encoding="utf-8")
     assert "Running with dbt=" in text and "rejected input: 2026-11-01/resume_agent_basic.csv: " in text
     assert "Completed with 1 error" in text and "\x1b[" not in text
+    assert "Concurrency: 3 threads" in text

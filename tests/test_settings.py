@@ -147,7 +147,7 @@ def test_every_variable_the_code_names_is_a_setting():
 
 
 def test_dbt_reads_its_variables_in_one_place_each():
-    """dbt itself reads the warehouse and its memory in the profile and the
+    """dbt itself reads the warehouse, its memory and its threads in the profile and the
     build's date in one macro; the drops folder is not a dbt var."""
     files = [ROOT / "dbt_project.yml", ROOT / "profiles.yml", *(ROOT / "macros").rglob("*.sql")]
     files += [*(ROOT / "models").rglob("*.sql"), *(ROOT / "models").rglob("*.yml")]
@@ -159,6 +159,7 @@ def test_dbt_reads_its_variables_in_one_place_each():
     assert reads == [
         ("macros/history.sql", "AGENT_EVAL_AS_OF"),
         ("profiles.yml", "AGENT_EVAL_DB"),
+        ("profiles.yml", "AGENT_EVAL_DBT_THREADS"),
         ("profiles.yml", "AGENT_EVAL_DUCKDB_MEMORY"),
     ]
     assert not any("var('drops_dir'" in path.read_text(encoding="utf-8") for path in files)

@@ -11,7 +11,7 @@ build. docs/operations.md's table of the variables is this module's
 
 dbt reads two of them itself, in profiles.yml: ``AGENT_EVAL_DB`` (which
 `agent-eval` sets for dbt to the warehouse it builds) and
-``AGENT_EVAL_DUCKDB_MEMORY``. The Python loader models run inside dbt and
+``AGENT_EVAL_DUCKDB_MEMORY`` and ``AGENT_EVAL_DBT_THREADS``. The Python loader models run inside dbt and
 read theirs through this module too (the drops folder, the record limit,
 the build's date).
 """
@@ -157,6 +157,13 @@ SETTINGS: tuple[Setting, ...] = (
         "`1GB`",
         "a number and a unit (`512MB`, `2GB`, `2GiB`)",
         _memory,
+    ),
+    Setting(
+        "AGENT_EVAL_DBT_THREADS",
+        "dbt's threads in a build (read by profiles.yml): how many nodes run at once",
+        "`2`",
+        "a whole number, at least 1",
+        _whole(1),
     ),
     Setting(
         "AGENT_EVAL_MAX_RECORD_MB",
