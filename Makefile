@@ -67,9 +67,10 @@ lint: setup-dev
 	$(BIN)/ruff check src tests scripts
 	$(BIN)/ruff format --check src tests scripts
 
-# The pure-Python tests (no dbt build): seconds, for the edit-test loop.
+# The pure-Python tests (no dbt build): seconds, for the edit-test loop; on
+# two workers, since a few of them (the loaders' random files) take seconds.
 test-fast: setup-dev
-	$(BIN)/python -m pytest -m "not dbt" -q
+	$(BIN)/python -m pytest -m "not dbt" -q -n 2
 
 build: setup
 	$(BIN)/agent-eval build
