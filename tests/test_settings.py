@@ -147,8 +147,9 @@ def test_every_variable_the_code_names_is_a_setting():
 
 
 def test_dbt_reads_its_variables_in_one_place_each():
-    """dbt itself reads the warehouse, its memory and its threads in the profile and the
-    build's date in one macro; the drops folder is not a dbt var."""
+    """dbt itself reads the warehouse, its memory and its threads in the
+    profile and the build's date in one macro; the drops folder is not a
+    dbt var."""
     files = [ROOT / "dbt_project.yml", ROOT / "profiles.yml", *(ROOT / "macros").rglob("*.sql")]
     files += [*(ROOT / "models").rglob("*.sql"), *(ROOT / "models").rglob("*.yml")]
     reads = sorted(

@@ -9,11 +9,11 @@ stops it at once in one line naming the variable instead of deep inside a
 build. docs/operations.md's table of the variables is this module's
 ``SETTINGS`` (tests/test_settings.py compares them).
 
-dbt reads two of them itself, in profiles.yml: ``AGENT_EVAL_DB`` (which
-`agent-eval` sets for dbt to the warehouse it builds) and
-``AGENT_EVAL_DUCKDB_MEMORY`` and ``AGENT_EVAL_DBT_THREADS``. The Python loader models run inside dbt and
-read theirs through this module too (the drops folder, the record limit,
-the build's date).
+dbt reads three of them itself, in profiles.yml: ``AGENT_EVAL_DB`` (which
+`agent-eval` sets for dbt to the warehouse it builds),
+``AGENT_EVAL_DUCKDB_MEMORY`` and ``AGENT_EVAL_DBT_THREADS``. The Python
+loader models run inside dbt and read theirs through this module too (the
+drops folder, the record limit, the build's date).
 """
 
 from __future__ import annotations
