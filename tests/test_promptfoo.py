@@ -422,9 +422,11 @@ def test_the_repeats_of_a_test_share_the_hash_of_its_vars_and_asserts(tmp_path):
 
 
 def test_a_result_of_finite_numbers_is_encoded_once_and_never_walked(tmp_path, monkeypatch):
-    """The import's cost: a result holding no NaN or infinity is written as
-    JSON once, by the reader, and not walked value by value."""
-    from agent_eval.agents.promptfoo import reader
+    """The exact reader's cost: a result holding no NaN or infinity is
+    written as JSON once, by the reader, and not walked value by value."""
+    from agent_eval.agents.promptfoo import duckdb_jsonl, reader
+
+    monkeypatch.setattr(duckdb_jsonl, "read_by_duckdb", lambda *args: None)
 
     def walked(value):
         raise AssertionError("a result of finite numbers was walked")
@@ -474,3 +476,181 @@ def test_staging_parses_each_record_once():
     code = "\n".join(line.split("--")[0] for line in sql.splitlines())
     uses = re.findall(r"(\w+)\(\s*rec\b|\brec\s*(->>?)", code)
     assert uses == [("json_extract", "")]
+
+
+# ---------------------------------------------------------------- the DuckDB reader of -o x.jsonl
+# (agent_eval.agents.promptfoo.duckdb_jsonl: the exact reader's records, by
+# DuckDB; every line it would read otherwise than Python goes to Python)
+
+
+def _both_readers(path: Path, monkeypatch) -> tuple[list[dict], list[dict], list[int]]:
+    """A .jsonl output landed by the reader (DuckDB first) and by the exact
+    reader alone, each record's JSON parsed; and the lines the first handed
+    to Python."""
+    from agent_eval.agents.promptfoo import duckdb_jsonl, reader
+
+    def rows(table) -> list[dict]:
+        return [
+            {**row, "record_json": None if row["record_json"] is None else json.loads(row["record_json"])}
+            for row in table.to_pylist()
+        ]
+
+    in_python = []
+    exact_lines = reader._line_records
+
+    def counted(lines, header):
+        lines = list(lines)
+        in_python.extend(number for number, text in lines if text.strip())
+        return exact_lines(lines, header)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(reader, "_line_records", counted)
+        header, landed = reader.read_output(path)
+        first = rows(reader._landed(landed))
+    with monkeypatch.context() as patch:
+        patch.setattr(duckdb_jsonl, "read_by_duckdb", lambda *args: None)
+        exact_header, records = reader.read_output(path)
+        exact = rows(reader._landed(records))
+    assert header == exact_header
+    return first, exact, in_python
+
+
+def test_duckdb_reads_promptfoos_jsonl_as_the_exact_reader_and_alone(monkeypatch):
+    first, exact, in_python = _both_readers(PROMPTFOO / JSONL, monkeypatch)
+    assert first == exact
+    assert len(first) == EXPECTED[JSONL]["n_lines"]
+    assert in_python == []  # promptfoo writes nothing DuckDB hands back
+
+
+def _line(result: dict) -> str:
+    return json.dumps(result, ensure_ascii=False)
+
+
+def _hostile_lines() -> dict[str, str]:
+    """Results DuckDB would read otherwise than Python, or the exact reader
+    rejects, each as the text of one line (distinct testIdx each)."""
+    lines: dict[str, str] = {}
+
+    def add(name: str, result: dict | None = None, text: str | None = None) -> None:
+        lines[name] = text if text is not None else _line(result)
+
+    def one(**changes) -> dict:
+        return _one_result(testIdx=100 + len(lines), **changes)
+
+    add("nan_score", one(score=float("nan")))
+    add("nan_in_vars", one(vars={"name": float("nan")}))
+    add("lowercase_inf", text=_line(one(latencyMs=12345)).replace("12345", "inf"))
+    add("infinity_in_named_scores", one(namedScores={"korean": float("-inf")}))
+    add("trailing_comma", text=_line(one()).replace("}", ", }", 1))
+    add("trailing_comma_in_a_list", text=_line(one(namedScores={"x": [1, 2]})).replace("[1, 2]", "[1, 2, ]"))
+    add("exponent_past_a_double", text=_line(one(latencyMs=12345)).replace("12345", "1e400"))
+    add("success_as_text", one(success="true"))
+    add("score_as_text", one(score="0.5"))
+    add("score_as_bool", one(score=True))
+    add("cost_as_text", one(cost="1"))
+    add("big_integer_score", one(score=12345678901234567890123))
+    result = one()
+    result["gradingResult"]["componentResults"] = "pass"
+    add("assertions_not_a_list", result)
+    result = one()
+    result["gradingResult"]["componentResults"].append(5)
+    add("an_assertion_not_an_object", result)
+    result = one()
+    result["gradingResult"]["componentResults"][0]["score"] = "high"
+    add("an_assertion_score_as_text", result)
+    result = one()
+    result["gradingResult"]["componentResults"][0]["assertion"]["value"] = ["a", "b"]
+    add("an_assertion_value_as_a_list", result)
+    result = one()
+    result["gradingResult"]["componentResults"][0]["assertion"] = None
+    add("an_assertion_without_its_assertion", result)
+    add("provider_as_number", one(provider=7))
+    add("provider_as_text", one(provider="echo"))
+    add("provider_label_empty", one(provider={"id": "echo", "label": ""}))
+    add("provider_label_as_number", one(provider={"id": "echo", "label": 0}))
+    add("prompt_label_empty", one(prompt={"raw": "hi", "label": "", "display": "Hi {{name}}"}))
+    add("prompt_label_as_list", one(prompt={"raw": "hi", "label": []}))
+    add("prompt_not_an_object", one(prompt="hi"))
+    result = one()
+    result["response"]["output"] = {"text": "hi", "n": 1}
+    add("output_as_an_object", result)
+    result = one()
+    result["response"] = None
+    add("no_response", result)
+    result = one()
+    del result["testCase"]["assert"]
+    add("a_test_without_asserts", result)
+    add("test_case_as_text", one(testCase="x", vars=None))
+    add("test_case_null", one(testCase=None))
+    add("vars_null", one(vars=None))
+    add("tokens_only_in_the_response", one(tokenUsage=None))
+    result = one()
+    result["tokenUsage"] = {"prompt": 3, "completion": 4}
+    add("tokens_without_the_graders", result)
+    add("unicode_escapes", text=_line(one(vars={"name": "é \u2028 \U0001f600"})).replace("é", "\\u00e9"))
+    add(
+        "a_key_given_twice_in_vars",
+        text=_line(one(vars={"name": "A"})).replace('"name": "A"', '"name": "A", "name": "B"'),
+    )
+    add("deep_nesting", text=_line(one(vars={"deep": 1})).replace('"deep": 1', '"deep": ' + "[" * 1200 + "]" * 1200))
+    add("blank", text="")
+    return lines
+
+
+def test_duckdb_hands_every_line_it_would_read_otherwise_to_the_exact_reader(tmp_path, monkeypatch):
+    """A file of promptfoo's results with, between them, every kind of line
+    DuckDB's JSON reader would take otherwise than Python's (NaN, a
+    trailing comma, a number past a double...), or the exact reader
+    rejects: both readers land the same records."""
+    good = [_line(_one_result(testIdx=index)) for index in range(6)]
+    hostile = _hostile_lines()
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("\n".join(good[:3] + list(hostile.values()) + good[3:]) + "\n", encoding="utf-8")
+    first, exact, in_python = _both_readers(path, monkeypatch)
+    assert [row["line_number"] for row in first] == [row["line_number"] for row in exact]
+    for got, want in zip(first, exact, strict=True):
+        assert got == want, f"line {want['line_number']}: {list(hostile)[want['line_number'] - 4]}"
+    # DuckDB read the file, and its good results itself
+    good_lines = {1, 2, 3, *range(len(hostile) + 4, len(hostile) + 7)}
+    assert in_python and not good_lines & set(in_python)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "duplicate_result",
+        "no_integer_row",
+        "carriage_returns",
+        "byte_order_mark",
+        "lone_surrogate",
+        "key_given_twice",
+        "not_json",
+        "blanks",
+    ],
+)
+def test_a_file_duckdb_cannot_read_as_python_does_is_read_by_the_exact_reader(tmp_path, monkeypatch, name):
+    """Whole files the exact reader reads alone: two results in one place
+    (the second's rejection names the first), a result without an integer
+    testIdx, carriage returns, a byte order mark, a lone surrogate escape
+    (DuckDB refuses it), a key given twice at a result's top level, a line
+    that is not JSON, a line of blanks."""
+    results = [_line(_one_result(testIdx=index)) for index in range(4)]
+    if name == "duplicate_result":
+        results.append(results[1])
+    elif name == "no_integer_row":
+        results.append(_line(_one_result(testIdx="7")))
+    elif name == "lone_surrogate":
+        results.append(json.dumps(_one_result(testIdx=9, vars={"name": "\ud800"})))  # the escape, as text
+    elif name == "key_given_twice":
+        results.append(_line(_one_result(testIdx=9, score=1)).replace('"score": 1', '"score": 1, "score": 0'))
+    elif name == "not_json":
+        results.append('{"testIdx": 9, "score": ')
+    elif name == "blanks":
+        results.insert(2, " \t ")
+    separator = "\r\n" if name == "carriage_returns" else "\n"
+    text = ("\ufeff" if name == "byte_order_mark" else "") + separator.join(results) + separator
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text(text, encoding="utf-8")
+    first, exact, in_python = _both_readers(path, monkeypatch)
+    assert first == exact
+    assert len(in_python) == len([line for line in results if line.strip()])

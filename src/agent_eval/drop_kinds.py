@@ -35,7 +35,9 @@ class DropKind:
     Inspect AI log): ``reader(path)`` returns its header (a dict of
     document-level fields, or None) and its records
     (``agent_eval.ingest.records.Record``, values a dict each), reading the
-    file itself (it may stream a large file); it raises
+    file itself (it may stream a large file), or those records already in
+    landed form (a pyarrow Table of ``agent_eval.ingest.landing.records_schema``:
+    a reader that has DuckDB read the file); it raises
     ``agent_eval.ingest.common.RejectedFile`` for a file that cannot be used
     as a whole.
 

@@ -116,14 +116,20 @@ def _batch(columns: dict[str, list[Any]], schema: pa.Schema) -> pa.RecordBatch:
     return pa.RecordBatch.from_pydict(columns, schema=schema)
 
 
-def records_table(records: Iterable[Record], kind: DropKind) -> pa.Table:
-    """The exact parser's records in landed form, as one table."""
+def records_table(records: Iterable[Record] | pa.Table, kind: DropKind) -> pa.Table:
+    """The exact parser's records in landed form, as one table (a reader's
+    table of them already in that form as it is)."""
+    if isinstance(records, pa.Table):
+        return records
     return pa.Table.from_batches(list(record_batches(records, kind)), schema=records_schema(kind))
 
 
-def _land_exact(landing: Landing, kind: DropKind, sha256: str, records: Iterable[Record], header: Any = None) -> Landed:
+def _land_exact(
+    landing: Landing, kind: DropKind, sha256: str, records: Iterable[Record] | pa.Table, header: Any = None
+) -> Landed:
     """Land the exact parser's records (all of them read before anything
-    lands: a whole-file fault found late still rejects the whole file)."""
+    lands: a whole-file fault found late still rejects the whole file), or
+    a reader's table of them already in landed form."""
     table = records_table(records, kind)
     document = None if header is None else json.dumps(header, ensure_ascii=False)
     if document is not None and holds_lone_surrogate_text(document):

@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,26 +51,45 @@ def read_output(path: Path) -> tuple[dict[str, Any], Iterator[Record]]:
 # ---------------------------------------------------------------- -o x.jsonl
 
 
-def _read_jsonl(path: Path) -> tuple[dict[str, Any], Iterator[Record]]:
+def _read_jsonl(path: Path) -> tuple[dict[str, Any], Iterator[Record] | Any]:
     header: dict[str, Any] = {"format": "jsonl", "version": None, "columns": {}}
+    from agent_eval.agents.promptfoo.duckdb_jsonl import read_by_duckdb
+
+    # DuckDB reads what it reads as this reader does; the rest is read here
+    landed = read_by_duckdb(path, lambda lines: _landed(_line_records(lines, header)), identity_key)
+    if landed is not None:
+        return header, landed
 
     def records() -> Iterator[Record]:
-        seen: dict[tuple[int, int], int] = {}
         with path.open("r", encoding="utf-8", errors="strict") as handle:
             try:
-                for number, line in enumerate(handle, start=1):
-                    if not line.strip():
-                        continue
-                    try:
-                        result = json_loads(line)
-                    except ValueError as err:
-                        yield Record(number, None, clipped(line.rstrip("\n")), f"invalid_json: line {number}: {err}")
-                        continue
-                    yield _result_record(number, f"line {number}", result, seen, header)
+                yield from _line_records(enumerate(handle, start=1), header)
             except UnicodeDecodeError as err:
                 raise RejectedFile(f"not UTF-8: {err}") from None
 
     return header, records()
+
+
+def _line_records(lines: Iterable[tuple[int, str]], header: dict[str, Any]) -> Iterator[Record]:
+    """The records of numbered lines (a blank line has none)."""
+    seen: dict[tuple[int, int], int] = {}
+    for number, line in lines:
+        if not line.strip():
+            continue
+        try:
+            result = json_loads(line)
+        except ValueError as err:
+            yield Record(number, None, clipped(line.rstrip("\n")), f"invalid_json: line {number}: {err}")
+            continue
+        yield _result_record(number, f"line {number}", result, seen, header)
+
+
+def _landed(records: Iterable[Record]) -> Any:
+    """Records in landed form (a pyarrow Table)."""
+    from agent_eval.agents.promptfoo import KINDS
+    from agent_eval.ingest.parse import records_table
+
+    return records_table(records, KINDS[0])
 
 
 # ---------------------------------------------------------------- -o x.json
@@ -244,8 +263,12 @@ def test_key(test_case: Any, variables: Any, grading: Any = None) -> str:
     asserts = case.get("assert")
     if asserts is None and isinstance(grading, dict):
         asserts = [c.get("assertion") for c in grading.get("componentResults") or [] if isinstance(c, dict)] or None
-    identity = {"vars": case.get("vars", variables), "assert": asserts}
-    text, _ = _finite_json(identity, _KEY_JSON)
+    return identity_key(case.get("vars", variables), asserts)
+
+
+def identity_key(variables: Any, asserts: Any) -> str:
+    """The hash of a test's vars and asserts (``test_key``)."""
+    text, _ = _finite_json({"vars": variables, "assert": asserts}, _KEY_JSON)
     # a lone surrogate (a \ud800 escape) has no UTF-8: the record that
     # holds it is rejected when it lands (ingest.parse)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
@@ -335,7 +358,7 @@ def _result_record(
         "input": prompt.get("raw"),
         "test_key": test_key(test_case, variables, result.get("gradingResult")),
         "description": test_case.get("description") if isinstance(test_case, dict) else None,
-        "vars": variables if variables is not None else (test_case or {}).get("vars"),
+        "vars": variables if variables is not None else (test_case if isinstance(test_case, dict) else {}).get("vars"),
         "success": result["success"],
         "score": score,
         "failure_reason": result.get("failureReason"),
