@@ -515,8 +515,13 @@ def _both_readers(path: Path, monkeypatch) -> tuple[list[dict], list[dict], list
     return first, exact, in_python
 
 
-def test_duckdb_reads_promptfoos_jsonl_as_the_exact_reader_and_alone(monkeypatch):
-    first, exact, in_python = _both_readers(PROMPTFOO / JSONL, monkeypatch)
+@pytest.mark.parametrize("final_newline", [True, False])
+def test_duckdb_reads_promptfoos_jsonl_as_the_exact_reader_and_alone(tmp_path, monkeypatch, final_newline):
+    text = (PROMPTFOO / JSONL).read_text(encoding="utf-8")
+    assert text.endswith("\n")
+    path = tmp_path / "greetings.jsonl"
+    path.write_text(text if final_newline else text[:-1], encoding="utf-8")
+    first, exact, in_python = _both_readers(path, monkeypatch)
     assert first == exact
     assert len(first) == EXPECTED[JSONL]["n_lines"]
     assert in_python == []  # promptfoo writes nothing DuckDB hands back

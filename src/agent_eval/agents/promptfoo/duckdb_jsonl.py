@@ -39,6 +39,7 @@ in line order, as the exact reader's do.
 
 from __future__ import annotations
 
+import array
 import json
 from pathlib import Path
 from typing import Any
@@ -123,22 +124,25 @@ def file_lines(path: Path) -> pa.Table | None:
     """The file's lines (each with its newline) and their numbers, without
     copying the text; None when it is not UTF-8 or has a carriage return
     (Python's lines end there too)."""
-    import numpy as np
-
     data = path.read_bytes()
     if b"\r" in data:
         return None
-    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10) + 1
-    offsets = np.concatenate(([0], ends, [len(data)] if not ends.size or ends[-1] != len(data) else []))
+    offsets = array.array("q", [0])  # where each line starts, then the end
+    find, at = data.find, data.find(b"\n")
+    while at >= 0:
+        offsets.append(at + 1)
+        at = find(b"\n", at + 1)
+    if offsets[-1] != len(data):
+        offsets.append(len(data))  # a last line without its newline
     n_lines = len(offsets) - 1
     binary = pa.LargeBinaryArray.from_buffers(
-        pa.large_binary(), n_lines, [None, pa.py_buffer(offsets.astype(np.int64)), pa.py_buffer(data)]
+        pa.large_binary(), n_lines, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
     )
     try:
         text = binary.cast(pa.large_utf8())
     except pa.ArrowInvalid:
         return None
-    lines = pa.table({"line": text, "line_number": pa.array(np.arange(1, n_lines + 1, dtype=np.int64))})
+    lines = pa.table({"line": text, "line_number": pa.array(range(1, n_lines + 1), pa.int64())})
     return pa.Table.from_batches(lines.to_batches(max_chunksize=BATCH_LINES))
 
 
