@@ -9,6 +9,9 @@ one (prompt, provider, test, repeat): ``promptIdx`` names its column (a
 prompt x provider pair, ``results.prompts[promptIdx]``), ``testIdx`` its
 row (each repeat has its own).
 
+A ``.jsonl`` output is read by DuckDB (agents.promptfoo.duckdb_jsonl),
+which hands back to this reader each line, or the whole file, it would
+read otherwise than Python; this reader is the reference it agrees with.
 The JSON file is read as a stream (agent_eval.ingest.json_stream): the
 results array one element at a time (promptfoo's own users run out of memory loading large outputs
 whole), everything else as it comes. The header (the columns' metrics,
