@@ -378,7 +378,7 @@ def _landed(tmp_path: Path, results: list[dict]) -> list[dict]:
     """The results written as `-o x.jsonl` writes them (json.dumps writes
     a bare NaN / Infinity token, as promptfoo's JSON.stringify cannot),
     read and landed; each landed record as strict JSON."""
-    from agent_eval.agents.promptfoo.reader import read_output
+    from agent_eval.agents.promptfoo import read_output
     from agent_eval.ingest.kinds import kind_named
     from agent_eval.ingest.parse import records_table
 
@@ -452,7 +452,7 @@ def test_a_result_whose_assertions_are_not_a_list_is_rejected_alone(tmp_path):
     """gradingResult.componentResults is promptfoo's list of assertion
     verdicts; any other value rejects its result with the reason, and the
     results around it land."""
-    from agent_eval.agents.promptfoo.reader import read_output
+    from agent_eval.agents.promptfoo import read_output
     from agent_eval.ingest.kinds import kind_named
     from agent_eval.ingest.parse import records_table
 
@@ -487,7 +487,9 @@ def _both_readers(path: Path, monkeypatch) -> tuple[list[dict], list[dict], list
     """A .jsonl output landed by the reader (DuckDB first) and by the exact
     reader alone, each record's JSON parsed; and the lines the first handed
     to Python."""
-    from agent_eval.agents.promptfoo import duckdb_jsonl, reader
+    from agent_eval.agents.promptfoo import KINDS, duckdb_jsonl, reader
+
+    (kind,) = KINDS
 
     def rows(table) -> list[dict]:
         return [
@@ -505,12 +507,12 @@ def _both_readers(path: Path, monkeypatch) -> tuple[list[dict], list[dict], list
 
     with monkeypatch.context() as patch:
         patch.setattr(reader, "_line_records", counted)
-        header, landed = reader.read_output(path)
-        first = rows(reader._landed(landed))
+        header, landed = reader.read_output(path, kind)
+        first = rows(reader.landed_form(landed, kind))
     with monkeypatch.context() as patch:
         patch.setattr(duckdb_jsonl, "read_by_duckdb", lambda *args: None)
-        exact_header, records = reader.read_output(path)
-        exact = rows(reader._landed(records))
+        exact_header, records = reader.read_output(path, kind)
+        exact = rows(reader.landed_form(records, kind))
     assert header == exact_header
     return first, exact, in_python
 

@@ -18,7 +18,7 @@ from agent_eval.drop_kinds import DATE_DIR, DropKind
 def read_output(path: Path) -> tuple[dict[str, Any], Any]:
     from agent_eval.agents.promptfoo.reader import read_output as read
 
-    return read(path)
+    return read(path, KINDS[0])
 
 
 KINDS = (

@@ -36,6 +36,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from agent_eval.drop_kinds import DropKind
 from agent_eval.ingest.common import RejectedFile, clipped, json_loads
 from agent_eval.ingest.json_stream import JsonStream
 from agent_eval.ingest.records import Record
@@ -43,23 +44,24 @@ from agent_eval.ingest.records import Record
 KNOWN_VERSIONS = (2, 3)
 
 
-def read_output(path: Path) -> tuple[dict[str, Any], Iterator[Record]]:
+def read_output(path: Path, kind: DropKind) -> tuple[dict[str, Any], Iterator[Record] | Any]:
     """The output's header (completed once the records are read) and its
-    result records."""
+    result records (a ``.jsonl``'s: in ``kind``'s landed form when DuckDB
+    read it)."""
     if path.suffix == ".jsonl":
-        return _read_jsonl(path)
+        return _read_jsonl(path, kind)
     return _read_json(path)
 
 
 # ---------------------------------------------------------------- -o x.jsonl
 
 
-def _read_jsonl(path: Path) -> tuple[dict[str, Any], Iterator[Record] | Any]:
+def _read_jsonl(path: Path, kind: DropKind) -> tuple[dict[str, Any], Iterator[Record] | Any]:
     header: dict[str, Any] = {"format": "jsonl", "version": None, "columns": {}}
     from agent_eval.agents.promptfoo.duckdb_jsonl import read_by_duckdb
 
     # DuckDB reads what it reads as this reader does; the rest is read here
-    landed = read_by_duckdb(path, lambda lines: _landed(_line_records(lines, header)), identity_key)
+    landed = read_by_duckdb(path, lambda lines: landed_form(_line_records(lines, header), kind), identity_key)
     if landed is not None:
         return header, landed
 
@@ -87,12 +89,11 @@ def _line_records(lines: Iterable[tuple[int, str]], header: dict[str, Any]) -> I
         yield _result_record(number, f"line {number}", result, seen, header)
 
 
-def _landed(records: Iterable[Record]) -> Any:
-    """Records in landed form (a pyarrow Table)."""
-    from agent_eval.agents.promptfoo import KINDS
+def landed_form(records: Iterable[Record] | Any, kind: DropKind) -> Any:
+    """Records in ``kind``'s landed form (a pyarrow Table)."""
     from agent_eval.ingest.parse import records_table
 
-    return records_table(records, KINDS[0])
+    return records_table(records, kind)
 
 
 # ---------------------------------------------------------------- -o x.json
