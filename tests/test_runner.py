@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import duckdb
 import pytest
+from test_left_out import agents_with_files
 
-from agent_eval import cli, progress, runner
+from agent_eval import cli, progress, registry, runner
 from conftest import PROJECT_DIR, Warehouse
 
 
@@ -66,11 +67,19 @@ def test_a_build_shows_its_stages_and_writes_dbts_lines_to_the_log_it_names(buil
     header, *stage_lines = [line for line in progress_part.splitlines() if line.strip()]
     assert header == f"agent-eval build: {wh.paths.drops_dir} -> {wh.paths.db_path}"
     assert [line.split()[0] for line in stage_lines] == list(progress.STAGES)
-    # load: every loader (a Python model under models/raw) and every seed
-    n_load = len(list((PROJECT_DIR / "models" / "raw").rglob("*.py"))) + len(
-        list((PROJECT_DIR / "seeds").rglob("*.csv"))
+    # load: every loader (a Python model under models/raw) and every seed,
+    # but those of the agents without a file, which the build leaves out
+    # (agent_eval.left_out: the snapshot's build was of every agent)
+    without_input = {agent.name for agent in registry.registered()} - agents_with_files(wh.drops)
+    loaders = (PROJECT_DIR / "models" / "raw").rglob("*.py")
+    seeds = (PROJECT_DIR / "seeds").rglob("*.csv")
+    n_load = len([p for p in loaders if p.parent.name not in without_input]) + len(
+        [p for p in seeds if p.relative_to(PROJECT_DIR / "seeds").parts[0] not in without_input]
     )
     assert stage_lines[0].split()[:2] == ["load", "done"] and f" {n_load}/{n_load} nodes" in stage_lines[0]
+    assert set(summary.split("left out, never had input (their tables unchanged): ")[1].split("\n")[0].split(", ")) == (
+        without_input
+    )
     assert "assert_no_rejected_input" in stage_lines[-1]  # the failed test, named in the gates line
     for dbt_says in ("Running with dbt", " START ", "Completed with", "Done. PASS="):
         assert dbt_says not in out, dbt_says

@@ -463,6 +463,8 @@ def print_build_summary(done: pipeline.Build) -> None:
     assert loaded is not None
     print("\n== summary ==")
     print(runner.format_summary(loaded))
+    if done.left_out:
+        print(f"left out, never had input (their tables unchanged): {', '.join(done.left_out)}")
     if done.gate_results:
         print(gates.format_results(done.gate_results))
         print(f"gate results (JUnit XML): {done.junit}")

@@ -66,6 +66,10 @@ class Build:
     started: datetime
     # raw history's row counts before dbt ran (what dbt appended is beyond them)
     rows_before: dict[str, int] = field(default_factory=dict)
+    # the agents it leaves out (agent_eval.left_out), and the digest of
+    # what it is computed from (kept by a complete build that succeeds)
+    left_out: list[str] = field(default_factory=list)
+    digest: str | None = None
     # the first failure (dbt, publishing, rendering): exit 1, its message
     failure: str | None = None
     # set when the build cannot go on: the one line it fails with
@@ -97,14 +101,23 @@ class Build:
 Stage = Callable[[Build], None]
 
 
-def dbt_arguments(paths: Paths, options: Options) -> list[str]:
-    """The `dbt build` command line of a build."""
+def dbt_arguments(paths: Paths, options: Options, left_out: list[str] | None = None) -> list[str]:
+    """The `dbt build` command line of a build; ``left_out``: agents whose
+    folders it leaves out of the nightly selection (agent_eval.left_out)."""
+    from agent_eval import left_out as leaving
+
+    if left_out:
+        # selectors.yml's nightly, less the agents' folders (a --selector
+        # would override --exclude)
+        excluded = leaving.exclusion(paths.project_dir, left_out)
+        selection = ["--select", "fqn:*", "--exclude", "resource_type:unit_test", *excluded]
+    else:
+        selection = ["--selector", "everything" if options.unit_tests else "nightly"]
     args = [
         "build",
         "--project-dir",
         str(paths.project_dir),
-        "--selector",
-        "everything" if options.unit_tests else "nightly",
+        *selection,
         # events on stdout (the stages, and dbt's lines for build.log);
         # dbt.log stays dbt's debug text
         "--log-format",
@@ -125,12 +138,22 @@ def run_dbt(build: Build) -> None:
     the night is published and reported all the same (exit 4 / 3). Any
     other failure names dbt's errors, the deliveries of tonight each failed
     model read, and last the cause."""
-    paths, shown = build.paths, build.shown
+    from agent_eval import left_out
+
+    paths, shown, options = build.paths, build.shown, build.options
     build.rows_before = runner.raw_row_counts(paths.db_path)
+    build.digest = left_out.project_digest(paths.project_dir)
+    stored = left_out.stored_digest(paths.db_path)
+    if stored == build.digest and not (options.full_refresh or options.unit_tests):
+        build.left_out = left_out.agents_without_input(paths)
+    if stored is not None and not build.left_out:
+        # a build of every agent may change any agent's tables: the digest
+        # holds again only once it has succeeded
+        left_out.erase_digest(paths.db_path)
     shown.start()
     try:
         # a subprocess: when it returns, dbt's connections and file lock are gone
-        runner.run_dbt(paths, dbt_arguments(paths, build.options), on_line=shown.dbt_line)
+        runner.run_dbt(paths, dbt_arguments(paths, options, build.left_out), on_line=shown.dbt_line)
     except runner.DbtFailed as err:
         if not gates.only_verdicts_failed(paths.target_dir):
             failure = f"{err}; dbt's output: {build.log_path}"
@@ -147,6 +170,8 @@ def run_dbt(build: Build) -> None:
     shown.dbt_done(ok=build.failure is None)
     if not paths.db_path.exists():
         build.stopped = build.failure or "no warehouse was written"
+    elif build.failure is None and paths.db_path.is_file():
+        left_out.store_digest(paths.db_path, build.digest)
 
 
 def read_loaded(build: Build) -> None:
@@ -238,7 +263,7 @@ STAGES: tuple[tuple[str, Stage], ...] = (
 def run(paths: Paths, options: Options) -> Build:
     """Every stage in order, on one Build; the stage lines on stdout while
     it runs (dbt's own lines to build.log, and with ``verbose`` to stdout)."""
-    from agent_eval import progress
+    from agent_eval import left_out, progress
 
     build = Build(
         paths=paths,
@@ -249,7 +274,10 @@ def run(paths: Paths, options: Options) -> Build:
             live=sys.stdout.isatty() and os.environ.get("TERM") != "dumb",
             verbose=options.verbose,
             totals=lambda: progress.stage_totals(
-                paths.target_dir / "manifest.json", unit_tests=options.unit_tests, data_tests=options.data_tests
+                paths.target_dir / "manifest.json",
+                unit_tests=options.unit_tests,
+                data_tests=options.data_tests,
+                left_out=tuple(left_out.folders(paths.project_dir, build.left_out)),
             ),
         ),
         started=datetime.now(UTC).replace(tzinfo=None),

@@ -69,9 +69,12 @@ def stage_of(resource_type: str, path: str) -> str | None:
     return "score"
 
 
-def stage_totals(manifest: Path, *, unit_tests: bool, data_tests: bool) -> tuple[dict[str, int], int] | None:
+def stage_totals(
+    manifest: Path, *, unit_tests: bool, data_tests: bool, left_out: tuple[str, ...] = ()
+) -> tuple[dict[str, int], int] | None:
     """(nodes per stage, nodes dbt counts) of a `dbt build` of the whole
-    project (selector nightly; ``unit_tests``: everything), from the
+    project (selector nightly; ``unit_tests``: everything) but the folders
+    ``left_out`` (relative to the project: agent_eval.left_out), from the
     manifest dbt writes before it runs any node; None when it cannot be
     read. dbt's count includes the exposures (no stage's work), so the
     caller can check the two agree before trusting these totals."""
@@ -80,7 +83,10 @@ def stage_totals(manifest: Path, *, unit_tests: bool, data_tests: bool) -> tuple
         nodes = list(document["nodes"].values())
         if unit_tests:
             nodes += list(document.get("unit_tests", {}).values())
-        n_exposures = len(document.get("exposures", {}))
+        n_exposures = sum(
+            not any(e.get("original_file_path", "").startswith(folder + "/") for folder in left_out)
+            for e in document.get("exposures", {}).values()
+        )
     except (OSError, ValueError, KeyError, AttributeError):
         return None
     totals = dict.fromkeys(DBT_STAGES, 0)
@@ -91,7 +97,10 @@ def stage_totals(manifest: Path, *, unit_tests: bool, data_tests: bool) -> tuple
             continue  # inlined into its readers: never run
         if kind == "test" and not data_tests:
             continue
-        stage = stage_of(kind, node.get("original_file_path", ""))
+        path = node.get("original_file_path", "")
+        if any(path.startswith(folder + "/") for folder in left_out):
+            continue
+        stage = stage_of(kind, path)
         if stage is None:
             continue
         totals[stage] += 1
