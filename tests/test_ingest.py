@@ -693,7 +693,7 @@ def test_a_reader_that_fails_rejects_its_file_with_the_error_and_the_others_load
     error as its reason, and every other file loads."""
     from agent_eval.agents.promptfoo import reader
 
-    def broken(path: Path):
+    def broken(path: Path, kind):
         raise KeyError("results")
 
     monkeypatch.setattr(reader, "read_output", broken)

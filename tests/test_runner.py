@@ -77,9 +77,9 @@ def test_a_build_shows_its_stages_and_writes_dbts_lines_to_the_log_it_names(buil
         [p for p in seeds if p.relative_to(PROJECT_DIR / "seeds").parts[0] not in without_input]
     )
     assert stage_lines[0].split()[:2] == ["load", "done"] and f" {n_load}/{n_load} nodes" in stage_lines[0]
-    assert set(summary.split("left out, never had input (their tables unchanged): ")[1].split("\n")[0].split(", ")) == (
-        without_input
-    )
+    assert set(
+        summary.split("left out, never had input (their tables stay as they are): ")[1].split("\n")[0].split(", ")
+    ) == (without_input)
     assert "assert_no_rejected_input" in stage_lines[-1]  # the failed test, named in the gates line
     for dbt_says in ("Running with dbt", " START ", "Completed with", "Done. PASS="):
         assert dbt_says not in out, dbt_says

@@ -464,7 +464,7 @@ def print_build_summary(done: pipeline.Build) -> None:
     print("\n== summary ==")
     print(runner.format_summary(loaded))
     if done.left_out:
-        print(f"left out, never had input (their tables unchanged): {', '.join(done.left_out)}")
+        print(f"left out, never had input (their tables stay as they are): {', '.join(done.left_out)}")
     if done.gate_results:
         print(gates.format_results(done.gate_results))
         print(f"gate results (JUnit XML): {done.junit}")

@@ -46,8 +46,8 @@ KNOWN_VERSIONS = (2, 3)
 
 def read_output(path: Path, kind: DropKind) -> tuple[dict[str, Any], Iterator[Record] | Any]:
     """The output's header (completed once the records are read) and its
-    result records (a ``.jsonl``'s: in ``kind``'s landed form when DuckDB
-    read it)."""
+    result records (for a ``.jsonl``, in the landed form of ``kind`` when
+    DuckDB read it)."""
     if path.suffix == ".jsonl":
         return _read_jsonl(path, kind)
     return _read_json(path)
