@@ -31,15 +31,13 @@ docs/decisions/0060-leave-out-agents-without-input.md.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable
-from importlib import metadata
 from pathlib import Path
 
 import duckdb
 
-from agent_eval import registry
+from agent_eval import project, registry
 from agent_eval.ingest.kinds import kinds
 from agent_eval.ingest.manifest import list_drop_entries
 from agent_eval.project import Paths
@@ -53,41 +51,13 @@ LAYERS = ("raw", "staging", "intermediate", "marts")
 DIGEST_TABLE = "build_state.complete_build"
 
 
-def _files(root: Path, folders: Iterable[str], suffixes: tuple[str, ...] | None = None) -> list[Path]:
-    found = []
-    for folder in folders:
-        base = root / folder
-        if base.is_dir():
-            found += [
-                p
-                for p in base.rglob("*")
-                if p.is_file() and "__pycache__" not in p.parts and (suffixes is None or p.suffix in suffixes)
-            ]
-    return sorted(found)
-
-
 def project_digest(project_dir: Path) -> str:
     """The digest of what a build is computed from (the module's list)."""
-    digest = hashlib.sha256()
-
-    def add(name: str, data: bytes) -> None:
-        digest.update(f"{name}\0{len(data)}\0".encode())
-        digest.update(data)
-
-    for name in PROJECT_FILES:
-        path = project_dir / name
-        add(name, path.read_bytes() if path.is_file() else b"")
-    for path in _files(project_dir, PROJECT_FOLDERS):
-        add(path.relative_to(project_dir).as_posix(), path.read_bytes())
     package = Path(__file__).parent
-    for path in _files(package, ["."], (".py",)):
-        add("agent_eval/" + path.relative_to(package).as_posix(), path.read_bytes())
-    for name in VERSIONED:
-        try:
-            add(name, metadata.version(name).encode())
-        except metadata.PackageNotFoundError:
-            add(name, b"")
-    return digest.hexdigest()
+    files = project.tree_files(project_dir, PROJECT_FILES, PROJECT_FOLDERS) + [
+        (f"agent_eval/{name}", path) for name, path in project.tree_files(package, folders=["."], suffixes=(".py",))
+    ]
+    return project.content_digest("agent-eval complete build", project.distribution_versions(VERSIONED), files)
 
 
 # the newest node state (build_state.node_state, which every dbt build

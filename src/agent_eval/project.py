@@ -8,8 +8,11 @@ path meant.
 
 from __future__ import annotations
 
+import hashlib
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 from agent_eval import settings
@@ -144,3 +147,46 @@ def resolve_paths(
         reports_dir=pick(reports, "AGENT_EVAL_REPORTS", DEFAULT_REPORTS),
         published_dir=pick(published, "AGENT_EVAL_PUBLISHED", db_path.parent / "published"),
     )
+
+
+def tree_files(
+    root: Path, names: Iterable[str] = (), folders: Iterable[str] = (), suffixes: tuple[str, ...] | None = None
+) -> list[tuple[str, Path]]:
+    """(posix path relative to ``root``, path) of the named files, present
+    or not, and of every file under the folders (``suffixes``: of those
+    endings only; ``__pycache__`` never), sorted."""
+    files = [(name, root / name) for name in names]
+    for folder in folders:
+        base = root / folder
+        if not base.is_dir():
+            continue
+        for path in base.rglob("*"):
+            if path.is_file() and "__pycache__" not in path.parts and (suffixes is None or path.suffix in suffixes):
+                files.append((path.relative_to(root).as_posix(), path))
+    return sorted(files)
+
+
+def distribution_versions(names: Iterable[str]) -> list[tuple[str, str]]:
+    """(name, installed version, or "absent") of each distribution."""
+    found = []
+    for name in names:
+        try:
+            found.append((name, metadata.version(name)))
+        except metadata.PackageNotFoundError:
+            found.append((name, "absent"))
+    return found
+
+
+def content_digest(label: str, versions: Iterable[tuple[str, str]], files: Iterable[tuple[str, Path]]) -> str:
+    """The sha256 of what something is computed from: a label line, a line
+    per (name, version), then a line per (name, path) with the file's size
+    ("absent" for a missing file) followed by its bytes."""
+    digest = hashlib.sha256(f"{label}\n".encode())
+    for name, version in versions:
+        digest.update(f"version {name} {version}\n".encode())
+    for name, path in files:
+        data = path.read_bytes() if path.is_file() else None
+        digest.update(f"file {name} {'absent' if data is None else len(data)}\n".encode())
+        if data is not None:
+            digest.update(data)
+    return digest.hexdigest()

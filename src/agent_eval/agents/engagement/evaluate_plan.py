@@ -49,7 +49,6 @@ entry or none.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -64,7 +63,7 @@ from typing import Any
 
 import duckdb
 
-from agent_eval import runner, settings
+from agent_eval import project, runner, settings
 from agent_eval.project import Paths
 
 PLAN_FORMAT = 1
@@ -109,43 +108,10 @@ def cache_root() -> Path:
     return (base / "agent-eval" / "evaluate").resolve()
 
 
-def _versions() -> list[tuple[str, str]]:
-    from importlib import metadata
-
-    found = []
-    for name in KEY_DISTRIBUTIONS:
-        try:
-            found.append((name, metadata.version(name)))
-        except metadata.PackageNotFoundError:
-            found.append((name, "absent"))
-    found.append(("duckdb", duckdb.__version__))
-    return found
-
-
-def key_files(project_dir: Path) -> list[tuple[str, Path]]:
-    """(relative posix path, path) of every file the key covers, sorted."""
-    files = [(name, project_dir / name) for name in KEY_FILES]
-    for folder in KEY_DIRS:
-        root = project_dir / folder
-        if not root.is_dir():
-            continue
-        for path in root.rglob("*"):
-            if path.is_file() and "__pycache__" not in path.parts:
-                files.append((path.relative_to(project_dir).as_posix(), path))
-    return sorted(files)
-
-
 def project_key(project_dir: Path) -> str:
-    digest = hashlib.sha256(f"agent-eval evaluate plan {PLAN_FORMAT}\n".encode())
-    for name, version in _versions():
-        digest.update(f"version {name} {version}\n".encode())
-    for relative, path in key_files(project_dir):
-        data = path.read_bytes() if path.is_file() else None
-        size = "absent" if data is None else str(len(data))
-        digest.update(f"file {relative} {size}\n".encode())
-        if data is not None:
-            digest.update(data)
-    return digest.hexdigest()
+    versions = project.distribution_versions(KEY_DISTRIBUTIONS) + [("duckdb", duckdb.__version__)]
+    files = project.tree_files(project_dir, KEY_FILES, KEY_DIRS)
+    return project.content_digest(f"agent-eval evaluate plan {PLAN_FORMAT}", versions, files)
 
 
 # ---------------------------------------------------------------------------
