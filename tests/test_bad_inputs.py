@@ -146,7 +146,8 @@ def nights(tmp_path_factory):
     monkeypatch.setenv("AGENT_EVAL_MAX_RECORD_MB", adversarial.RECORD_LIMIT_MB)  # read by the loaders under dbt
     runner.run_dbt(wh.paths, ["run", "--select", "raw_drop_files"], quiet=True)  # the manifest step alone
     observed = wh.query("select count(*) from raw.raw_drop_files")[0][0]
-    raw_rows = sum(runner.raw_row_counts(wh.paths.db_path).values())
+    with duckdb.connect(str(wh.paths.db_path), read_only=True) as con:
+        raw_rows = sum(runner.raw_row_counts(con).values())
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         codes = [wh.build(reports=True)]

@@ -12,6 +12,7 @@ import json
 import shutil
 from pathlib import Path
 
+import duckdb
 import pytest
 from test_compare_marts import load_script
 
@@ -50,6 +51,18 @@ def executed_folders(wh: Warehouse) -> set[str]:
     return folders
 
 
+def stored_digest(wh: Warehouse) -> str | None:
+    if not wh.paths.db_path.exists():
+        return None
+    with duckdb.connect(str(wh.paths.db_path), read_only=True) as con:
+        return left_out.stored_digest(con)
+
+
+def without_input(wh: Warehouse) -> list[str]:
+    with duckdb.connect(str(wh.paths.db_path), read_only=True) as con:
+        return left_out.agents_without_input(con, wh.paths)
+
+
 def same_warehouse(reference: Warehouse, wh: Warehouse) -> list[str]:
     compare_marts = load_script()
     return compare_marts.compare(reference.paths.db_path, wh.paths.db_path, set(compare_marts.VOLATILE))
@@ -66,7 +79,7 @@ def two_copies(tmp_path, tmp_path_factory):
 
 def build_leaving_nothing_out(wh: Warehouse, monkeypatch) -> int:
     with monkeypatch.context() as patch:
-        patch.setattr(left_out, "agents_without_input", lambda paths: [])
+        patch.setattr(left_out, "agents_without_input", lambda con, paths: [])
         return wh.build()
 
 
@@ -76,8 +89,8 @@ def test_a_night_without_their_input_leaves_the_other_agents_out_and_the_warehou
         each.add_fixture("night2")
     expected = {agent.name for agent in registry.registered()} - agents_with_files(wh.drops)
     assert expected and "resume_agent" not in expected
-    assert left_out.stored_digest(wh.paths.db_path) == left_out.project_digest(PROJECT_DIR)
-    assert set(left_out.agents_without_input(wh.paths)) == expected
+    assert stored_digest(wh) == left_out.project_digest(PROJECT_DIR)
+    assert set(without_input(wh)) == expected
     assert wh.build() == build_leaving_nothing_out(reference, monkeypatch)
     assert not executed_folders(wh) & expected
     assert executed_folders(reference) >= expected
@@ -90,13 +103,13 @@ def test_an_agents_first_file_brings_it_back_in(two_copies, monkeypatch):
     wh, reference = two_copies
     for each in (wh, reference):
         shutil.copytree(FIXTURES / "promptfoo" / "drops" / "2026-11-01", each.drops / "2026-11-01", dirs_exist_ok=True)
-    assert "promptfoo" not in left_out.agents_without_input(wh.paths)
+    assert "promptfoo" not in without_input(wh)
     assert wh.build() == build_leaving_nothing_out(reference, monkeypatch)
     assert wh.query("select count(*) from marts.promptfoo_runs")[0][0] > 0
     assert same_warehouse(reference, wh) == []
     # and once its file is history, a night without it keeps it in
     (wh.drops / "2026-11-01" / "promptfoo").rename(wh.root / "moved_away")
-    assert "promptfoo" not in left_out.agents_without_input(wh.paths)
+    assert "promptfoo" not in without_input(wh)
 
 
 def test_nothing_is_left_out_of_a_first_build_or_when_the_project_changed(tmp_path, two_copies):
@@ -104,10 +117,10 @@ def test_nothing_is_left_out_of_a_first_build_or_when_the_project_changed(tmp_pa
     of its own project (agent_eval.pipeline.run_dbt)."""
     wh, _ = two_copies
     digest = left_out.project_digest(PROJECT_DIR)
-    assert left_out.stored_digest(wh.paths.db_path) == digest  # the copy's last build saw this project
+    assert stored_digest(wh) == digest  # the copy's last build saw this project
     first = Warehouse(tmp_path / "first")
     first.add_fixture("basic")
-    assert left_out.stored_digest(first.paths.db_path) is None  # no warehouse yet
+    assert stored_digest(first) is None  # no warehouse yet
     project = copy_project(tmp_path / "project", singular_tests=True)
     assert left_out.project_digest(project) == digest  # the same files: the same digest
     edited = project / "macros" / "numbers.sql"
@@ -119,9 +132,9 @@ def test_a_plain_dbt_build_in_between_voids_the_digest(two_copies):
     """dbt run by hand (of an edited project, say) may have changed any
     table: the digest kept with the newest node state no longer holds."""
     wh, _ = two_copies
-    assert left_out.stored_digest(wh.paths.db_path) is not None
+    assert stored_digest(wh) is not None
     runner.run_dbt(wh.paths, ["build", "--select", "raw_drop_files"], quiet=True)
-    assert left_out.stored_digest(wh.paths.db_path) is None
+    assert stored_digest(wh) is None
 
 
 def test_a_failed_build_of_every_agent_leaves_no_digest(two_copies):
@@ -137,9 +150,9 @@ def test_a_failed_build_of_every_agent_leaves_no_digest(two_copies):
     broken = Warehouse(wh.root)
     broken.paths = dataclasses.replace(wh.paths, project_dir=project)
     assert broken.build(data_tests=False) == 1
-    assert left_out.stored_digest(wh.paths.db_path) is None
+    assert stored_digest(wh) is None
     assert wh.build() in (0, 3)  # the project restored: every agent, the seed loaded again
-    assert left_out.stored_digest(wh.paths.db_path) == left_out.project_digest(PROJECT_DIR)
+    assert stored_digest(wh) == left_out.project_digest(PROJECT_DIR)
     assert wh.query("select count(*) from rubric.recruit_weights")[0][0] > 0
 
 
@@ -175,13 +188,13 @@ def test_every_model_of_an_agent_without_input_is_empty_or_made_of_its_seeds(mod
             reads_raw_history(parent) for parent in node.get("depends_on", {}).get("nodes", []) if parent in nodes
         )
 
-    without_input = {agent.name for agent in registry.registered()} - agents_with_files(wh.drops)
+    idle = {agent.name for agent in registry.registered()} - agents_with_files(wh.drops)
     empty = from_seeds = 0
     for unique_id, node in nodes.items():
         parts = Path(node["original_file_path"]).parts
         if node["resource_type"] != "model" or node["config"]["materialized"] == "ephemeral":
             continue
-        if len(parts) > 3 and parts[2] in without_input:
+        if len(parts) > 3 and parts[2] in idle:
             relation = f'{node["schema"]}."{node["alias"]}"'
             if wh.query(f"select count(*) from {relation}")[0][0] == 0:
                 empty += 1

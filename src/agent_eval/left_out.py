@@ -66,17 +66,13 @@ def project_digest(project_dir: Path) -> str:
 NEWEST_STATE = "(select max(updated_at) from build_state.node_state)"
 
 
-def stored_digest(db_path: Path) -> str | None:
+def stored_digest(con: duckdb.DuckDBPyConnection) -> str | None:
     """The digest the last `agent-eval build` that succeeded kept; None for
-    a warehouse without one (not built yet, not a local file, or built
-    since by other means)."""
-    if not db_path.is_file():
-        return None
+    a warehouse without one (not built yet, or built since by other means)."""
     try:
-        with duckdb.connect(str(db_path), read_only=True) as con:
-            row = con.execute(
-                f"select digest from {DIGEST_TABLE} where states_at is not distinct from {NEWEST_STATE}"
-            ).fetchone()
+        row = con.execute(
+            f"select digest from {DIGEST_TABLE} where states_at is not distinct from {NEWEST_STATE}"
+        ).fetchone()
     except duckdb.Error:
         return None
     return row[0] if row else None
@@ -89,18 +85,16 @@ def store_digest(db_path: Path, digest: str) -> None:
         con.execute(f"insert into {DIGEST_TABLE} select ?, {NEWEST_STATE}", [digest])
 
 
-def erase_digest(db_path: Path) -> None:
+def erase_digest(con: duckdb.DuckDBPyConnection) -> None:
     """Before a build of every agent: until it succeeds, the warehouse is
     no complete build's."""
-    with duckdb.connect(str(db_path)) as con:
-        con.execute(f"delete from {DIGEST_TABLE}")
+    con.execute(f"delete from {DIGEST_TABLE}")
 
 
-def kinds_in_history(db_path: Path) -> set[str] | None:
+def kinds_in_history(con: duckdb.DuckDBPyConnection) -> set[str] | None:
     """The kinds of every file raw history holds; None when it cannot be read."""
     try:
-        with duckdb.connect(str(db_path), read_only=True) as con:
-            rows = con.execute("select distinct kind from raw.raw_drop_files where kind is not null").fetchall()
+        rows = con.execute("select distinct kind from raw.raw_drop_files where kind is not null").fetchall()
     except duckdb.Error:
         return None
     return {kind for (kind,) in rows}
@@ -120,12 +114,12 @@ def kinds_in_drops(drops_dir: Path, wanted: set[str]) -> set[str]:
     return found
 
 
-def agents_without_input(paths: Paths) -> list[str]:
-    """The agents without a file in raw history or the drops folder, in the
-    registry's order (the caller has checked the warehouse's digest). Raw
-    history is asked first: the drops folder is walked only for the agents
-    it has no file of."""
-    seen = kinds_in_history(paths.db_path)
+def agents_without_input(con: duckdb.DuckDBPyConnection, paths: Paths) -> list[str]:
+    """The agents without a file in raw history (``con``: the warehouse)
+    or the drops folder, in the registry's order (the caller has checked
+    the warehouse's digest). Raw history is asked first: the drops folder
+    is walked only for the agents it has no file of."""
+    seen = kinds_in_history(con)
     if seen is None:
         return []
     candidates = [agent for agent in registry.registered(paths.project_dir) if not set(agent.kinds) & seen]

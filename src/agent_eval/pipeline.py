@@ -28,6 +28,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import duckdb
+
 from agent_eval import gates, report, runner, suspects
 from agent_eval.project import Paths
 
@@ -141,15 +143,18 @@ def run_dbt(build: Build) -> None:
     from agent_eval import left_out
 
     paths, shown, options = build.paths, build.shown, build.options
-    build.rows_before = runner.raw_row_counts(paths.db_path)
     build.digest = left_out.project_digest(paths.project_dir)
-    stored = left_out.stored_digest(paths.db_path)
-    if stored == build.digest and not (options.full_refresh or options.unit_tests):
-        build.left_out = left_out.agents_without_input(paths)
-    if stored is not None and not build.left_out:
-        # a build of every agent may change any agent's tables: the digest
-        # holds again only once it has succeeded
-        left_out.erase_digest(paths.db_path)
+    if paths.db_path.exists():
+        # one connection for everything read before dbt (and the erase)
+        with duckdb.connect(str(paths.db_path)) as con:
+            build.rows_before = runner.raw_row_counts(con)
+            stored = left_out.stored_digest(con)
+            if stored == build.digest and not (options.full_refresh or options.unit_tests):
+                build.left_out = left_out.agents_without_input(con, paths)
+            if stored is not None and not build.left_out:
+                # a build of every agent may change any agent's tables: the
+                # digest holds again only once it has succeeded
+                left_out.erase_digest(con)
     shown.start()
     try:
         # a subprocess: when it returns, dbt's connections and file lock are gone

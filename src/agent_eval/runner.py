@@ -303,17 +303,14 @@ RAW_SCHEMA = "raw"
 MANIFEST_TABLE = "raw_drop_files"
 
 
-def raw_row_counts(db_path: Path) -> dict[str, int]:
+def raw_row_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     """Rows in each raw history table of rows (append-only), before a build:
     what the build adds is then exactly the rows beyond these counts, whoever
     observed their files (an interrupted build may have)."""
-    if not db_path.exists():
-        return {}
-    with duckdb.connect(str(db_path), read_only=True) as con:
-        return {
-            table: con.execute(f'select count(*) from {RAW_SCHEMA}."{table}"').fetchone()[0]
-            for table in raw_row_tables(con)
-        }
+    return {
+        table: con.execute(f'select count(*) from {RAW_SCHEMA}."{table}"').fetchone()[0]
+        for table in raw_row_tables(con)
+    }
 
 
 def raw_row_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
