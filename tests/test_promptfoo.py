@@ -488,6 +488,7 @@ def _both_readers(path: Path, monkeypatch) -> tuple[list[dict], list[dict], list
     reader alone, each record's JSON parsed; and the lines the first handed
     to Python."""
     from agent_eval.agents.promptfoo import KINDS, duckdb_jsonl, reader
+    from agent_eval.ingest import parse
 
     (kind,) = KINDS
 
@@ -508,11 +509,11 @@ def _both_readers(path: Path, monkeypatch) -> tuple[list[dict], list[dict], list
     with monkeypatch.context() as patch:
         patch.setattr(reader, "_line_records", counted)
         header, landed = reader.read_output(path, kind)
-        first = rows(reader.landed_form(landed, kind))
+        first = rows(parse.records_table(landed, kind))
     with monkeypatch.context() as patch:
         patch.setattr(duckdb_jsonl, "read_by_duckdb", lambda *args: None)
         exact_header, records = reader.read_output(path, kind)
-        exact = rows(reader.landed_form(records, kind))
+        exact = rows(parse.records_table(records, kind))
     assert header == exact_header
     return first, exact, in_python
 

@@ -258,7 +258,7 @@ typed as (
         json_type(usage) as usage_type,
         json_type(components) as components_type,
         case
-            when json_type(components) = 'ARRAY' then from_json(components, '{COMPONENTS}')
+            when components_type = 'ARRAY' then from_json(components, '{COMPONENTS}')
         end as component_list
     from named
 )

@@ -59,9 +59,10 @@ def read_output(path: Path, kind: DropKind) -> tuple[dict[str, Any], Iterator[Re
 def _read_jsonl(path: Path, kind: DropKind) -> tuple[dict[str, Any], Iterator[Record] | Any]:
     header: dict[str, Any] = {"format": "jsonl", "version": None, "columns": {}}
     from agent_eval.agents.promptfoo.duckdb_jsonl import read_by_duckdb
+    from agent_eval.ingest.parse import records_table
 
     # DuckDB reads what it reads as this reader does; the rest is read here
-    landed = read_by_duckdb(path, lambda lines: landed_form(_line_records(lines, header), kind), identity_key)
+    landed = read_by_duckdb(path, lambda lines: records_table(_line_records(lines, header), kind), identity_key)
     if landed is not None:
         return header, landed
 
@@ -87,13 +88,6 @@ def _line_records(lines: Iterable[tuple[int, str]], header: dict[str, Any]) -> I
             yield Record(number, None, clipped(line.rstrip("\n")), f"invalid_json: line {number}: {err}")
             continue
         yield _result_record(number, f"line {number}", result, seen, header)
-
-
-def landed_form(records: Iterable[Record] | Any, kind: DropKind) -> Any:
-    """Records in ``kind``'s landed form (a pyarrow Table)."""
-    from agent_eval.ingest.parse import records_table
-
-    return records_table(records, kind)
 
 
 # ---------------------------------------------------------------- -o x.json
