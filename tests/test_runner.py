@@ -5,6 +5,8 @@ behind."""
 
 from __future__ import annotations
 
+import json
+
 import duckdb
 import pytest
 from test_left_out import agents_with_files
@@ -39,6 +41,11 @@ def test_the_warehouse_is_free_once_dbt_returns(mode, tmp_path):
     runner.run_dbt(wh.paths, ["run", "--select", "raw_drop_files"], quiet=True)
     with duckdb.connect(str(wh.paths.db_path)) as con:  # read-write: fails if dbt still held it
         assert con.execute("select count(*) from raw.raw_drop_files").fetchone() == (0,)
+    # dbt writes manifest.json after parsing and again when the nodes have
+    # run; agent_eval.dbt_main leaves the first out, the manifest is dbt's
+    log = (wh.paths.log_dir / "dbt.log").read_text(encoding="utf-8")
+    assert log.count("Wrote artifact WritableManifest") == 1
+    assert "model.agent_eval.raw_drop_files" in json.loads((wh.paths.target_dir / "manifest.json").read_text())["nodes"]
 
 
 def test_on_line_hands_over_dbts_output_line_by_line_and_prints_nothing(mode, tmp_path, capfd):

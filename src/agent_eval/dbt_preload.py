@@ -41,9 +41,9 @@ def _child(request: dict) -> None:
         os.dup2(null, 0)
         os.close(null)
         sys.argv = ["dbt", *request["args"]]
-        from dbt.cli.main import cli
+        from agent_eval import dbt_main
 
-        cli.main(args=request["args"], prog_name="dbt")  # standalone: raises SystemExit
+        dbt_main.main(request["args"])  # standalone: raises SystemExit
         code = 0
     except SystemExit as exit_:
         code = exit_.code

@@ -48,7 +48,7 @@ def run_dbt(
             sys.stdout.write(output)
             sys.stdout.flush()
     else:
-        command = [sys.executable, "-c", "from dbt.cli.main import cli; cli()", *args]
+        command = [sys.executable, "-m", "agent_eval.dbt_main", *args]
         if on_line is not None:
             returncode, output = _streamed(command, cwd, env, on_line)
         else:
