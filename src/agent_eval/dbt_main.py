@@ -9,6 +9,11 @@ is skipped here for those commands; the last one stays, so manifest.json
 after a build is exactly dbt's. Any other command (parse, ls, docs)
 writes as dbt does.
 
+What `agent-eval build` reads of the first write, before any node runs
+(the nodes of each stage, agent_eval.progress), is written instead, in
+a few kilobytes: ``NODES_FILE`` in dbt's target folder, each node's
+resource type, file and materialization, in manifest.json's shape.
+
 What a skipped first write changes: a build that dies before its end (a
 kill, a crash of the process) leaves the manifest of the build before.
 The readers of manifest.json here (the failure's suspects, the gates,
@@ -20,13 +25,41 @@ When dbt's code no longer has the function this wraps, dbt runs unchanged
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 # the commands that write manifest.json again when their nodes have run
 # (dbt.task.runnable.GraphRunnableTask.run)
 WRITE_AT_END = frozenset({"build", "run", "seed", "test", "snapshot", "compile"})
+NODES_FILE = "agent_eval_nodes.json"
+
+
+def _node(node: Any) -> dict[str, Any]:
+    return {
+        "resource_type": str(getattr(node.resource_type, "value", node.resource_type)),
+        "original_file_path": node.original_file_path,
+        "config": {"materialized": getattr(getattr(node, "config", None), "materialized", None)},
+    }
+
+
+def write_nodes(manifest: Any, target_path: str) -> None:
+    """The parsed project's nodes, unit tests and exposures, each as
+    manifest.json has them but for its resource type, file and
+    materialization."""
+    document = {
+        "nodes": {uid: _node(node) for uid, node in manifest.nodes.items()},
+        "unit_tests": {uid: _node(node) for uid, node in manifest.unit_tests.items()},
+        "exposures": {uid: {"original_file_path": node.original_file_path} for uid, node in manifest.exposures.items()},
+    }
+    path = Path(target_path) / NODES_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f"{path.name}.{os.getpid()}")
+    partial.write_text(json.dumps(document), encoding="utf-8")
+    os.replace(partial, path)
 
 
 def _skip_parse_write() -> bool:
@@ -39,7 +72,10 @@ def _skip_parse_write() -> bool:
         return original is not None
 
     def parse_manifest(runtime_config: Any, write_perf_info: bool, write: bool, write_json: bool, *rest: Any) -> Any:
-        return original(runtime_config, write_perf_info, write, False, *rest)
+        manifest = original(runtime_config, write_perf_info, write, False, *rest)
+        if write and write_json:
+            write_nodes(manifest, runtime_config.project_target_path)
+        return manifest
 
     parse_manifest.agent_eval_wrapped = True  # type: ignore[attr-defined]
     requires.parse_manifest = parse_manifest

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from agent_eval import gates, report, runner, suspects
+from agent_eval import dbt_main, gates, report, runner, suspects
 from agent_eval.project import Paths
 
 if TYPE_CHECKING:
@@ -155,6 +155,9 @@ def run_dbt(build: Build) -> None:
                 # a build of every agent may change any agent's tables: the
                 # digest holds again only once it has succeeded
                 left_out.erase_digest(con)
+    # what this build's dbt writes after parsing (agent_eval.dbt_main), never
+    # the last build's
+    (paths.target_dir / dbt_main.NODES_FILE).unlink(missing_ok=True)
     shown.start()
     try:
         # a subprocess: when it returns, dbt's connections and file lock are gone
@@ -279,7 +282,7 @@ def run(paths: Paths, options: Options) -> Build:
             live=sys.stdout.isatty() and os.environ.get("TERM") != "dumb",
             verbose=options.verbose,
             totals=lambda: progress.stage_totals(
-                paths.target_dir / "manifest.json",
+                paths.target_dir,
                 unit_tests=options.unit_tests,
                 data_tests=options.data_tests,
                 left_out=tuple(left_out.folders(paths.project_dir, build.left_out)),

@@ -70,16 +70,23 @@ def stage_of(resource_type: str, path: str) -> str | None:
 
 
 def stage_totals(
-    manifest: Path, *, unit_tests: bool, data_tests: bool, left_out: tuple[str, ...] = ()
+    target_dir: Path, *, unit_tests: bool, data_tests: bool, left_out: tuple[str, ...] = ()
 ) -> tuple[dict[str, int], int] | None:
     """(nodes per stage, nodes dbt counts) of a `dbt build` of the whole
     project (selector nightly; ``unit_tests``: everything) but the folders
     ``left_out`` (relative to the project: agent_eval.left_out), from the
-    manifest dbt writes before it runs any node; None when it cannot be
-    read. dbt's count includes the exposures (no stage's work), so the
-    caller can check the two agree before trusting these totals."""
+    nodes dbt's parse wrote before any node runs (``dbt_main.NODES_FILE``,
+    else dbt's own manifest.json, written then when dbt is not started by
+    agent_eval.dbt_main); None when neither can be read. dbt's count
+    includes the exposures (no stage's work), so the caller can check the
+    two agree before trusting these totals."""
+    from agent_eval.dbt_main import NODES_FILE
+
+    nodes_file = target_dir / NODES_FILE
     try:
-        document = json.loads(manifest.read_text(encoding="utf-8"))
+        document = json.loads(
+            (nodes_file if nodes_file.is_file() else target_dir / "manifest.json").read_text(encoding="utf-8")
+        )
         nodes = list(document["nodes"].values())
         if unit_tests:
             nodes += list(document.get("unit_tests", {}).values())
