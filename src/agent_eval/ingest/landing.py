@@ -85,6 +85,29 @@ def records_schema(kind: DropKind) -> pa.Schema:
     return pa.schema([f for f in LINEAGE_FIELDS if f[0] not in OBSERVATION_FIELDS] + value_fields(kind))
 
 
+class QueryRecords:
+    """Records in landed form that a reader left in DuckDB: the rows of
+    ``sql`` on ``con`` (a connection of the reader's own, which this
+    object closes once the rows are written), ``num_rows`` of them. The
+    landing copies them to Parquet in DuckDB, without a round trip through
+    Python."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, sql: str, num_rows: int) -> None:
+        self.con, self.sql, self.num_rows = con, sql, num_rows
+
+    def to_parquet(self, path: Path) -> None:
+        try:
+            self.con.execute(f"copy ({self.sql}) to {csv_load.sql_str(str(path))} (format parquet, compression snappy)")
+        finally:
+            self.con.close()
+
+    def to_arrow(self, schema: pa.Schema) -> pa.Table:
+        try:
+            return self.con.sql(self.sql).to_arrow_table().cast(schema)
+        finally:
+            self.con.close()
+
+
 @dataclass(frozen=True)
 class Landed:
     """A complete landing of one file version of one kind."""
@@ -147,10 +170,15 @@ class Landing:
         os.replace(meta, self.meta_path(landed.kind, landed.sha256))
         return landed
 
-    def commit_records(self, kind: DropKind, sha256: str, records: pa.Table, document_header: str | None) -> Landed:
+    def commit_records(
+        self, kind: DropKind, sha256: str, records: pa.Table | QueryRecords, document_header: str | None
+    ) -> Landed:
         rows = self.partial(kind.name)
-        with duckdb.connect() as con:  # pyarrow.parquet would add its import to every load
-            con.from_arrow(records).to_parquet(str(rows), compression="snappy")
+        if isinstance(records, QueryRecords):
+            records.to_parquet(rows)
+        else:
+            with duckdb.connect() as con:  # pyarrow.parquet would add its import to every load
+                con.from_arrow(records).to_parquet(str(rows), compression="snappy")
         return self.commit(
             Landed(kind.name, sha256, FORM_RECORDS, records.num_rows, None, None, False, document_header), rows
         )

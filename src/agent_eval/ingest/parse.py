@@ -22,7 +22,7 @@ from agent_eval.drop_kinds import DropKind
 from agent_eval.ingest import csv_load
 from agent_eval.ingest.common import FileChanged, RejectedFile, max_record_bytes, surrogates_escaped, too_large
 from agent_eval.ingest.encodings import decode, detect_encoding, encoding_of
-from agent_eval.ingest.landing import FORM_CSV, Landed, Landing, records_schema
+from agent_eval.ingest.landing import FORM_CSV, Landed, Landing, QueryRecords, records_schema
 from agent_eval.ingest.records import (
     LONE_SURROGATE,
     Record,
@@ -116,21 +116,27 @@ def _batch(columns: dict[str, list[Any]], schema: pa.Schema) -> pa.RecordBatch:
     return pa.RecordBatch.from_pydict(columns, schema=schema)
 
 
-def records_table(records: Iterable[Record] | pa.Table, kind: DropKind) -> pa.Table:
+def records_table(records: Iterable[Record] | pa.Table | QueryRecords, kind: DropKind) -> pa.Table:
     """The exact parser's records in landed form, as one table (a reader's
-    table of them already in that form as it is)."""
+    table of them already in that form as it is, or its query's rows)."""
     if isinstance(records, pa.Table):
         return records
+    if isinstance(records, QueryRecords):
+        return records.to_arrow(records_schema(kind))
     return pa.Table.from_batches(list(record_batches(records, kind)), schema=records_schema(kind))
 
 
 def _land_exact(
-    landing: Landing, kind: DropKind, sha256: str, records: Iterable[Record] | pa.Table, header: Any = None
+    landing: Landing,
+    kind: DropKind,
+    sha256: str,
+    records: Iterable[Record] | pa.Table | QueryRecords,
+    header: Any = None,
 ) -> Landed:
     """Land the exact parser's records (all of them read before anything
     lands: a whole-file fault found late still rejects the whole file), or
-    a reader's table of them already in landed form."""
-    table = records_table(records, kind)
+    a reader's table or query of them already in landed form."""
+    table = records if isinstance(records, QueryRecords) else records_table(records, kind)
     document = None if header is None else json.dumps(header, ensure_ascii=False)
     if document is not None and holds_lone_surrogate_text(document):
         raise RejectedFile(f"not valid JSON: {LONE_SURROGATE.removeprefix('invalid_json: ')}, in the file's header")

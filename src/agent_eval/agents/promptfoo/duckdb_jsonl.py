@@ -47,6 +47,8 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from agent_eval.ingest.landing import QueryRecords
+
 # The fields of a result, each by its path: one json_extract reads them
 # all in one parse of the line. A path below a value that is not an object
 # is NULL, as the exact reader's `x if isinstance(x, dict) else {}`.
@@ -341,9 +343,10 @@ order by line_number
 """
 
 
-def read_by_duckdb(path: Path, exact_lines: Any, key_of: Any) -> pa.Table | None:
-    """The output's records in landed form (``landing.records_schema``), or
-    None when the file is one for the exact reader whole.
+def read_by_duckdb(path: Path, exact_lines: Any, key_of: Any) -> QueryRecords | None:
+    """The output's records in landed form (``landing.records_schema``),
+    left in DuckDB for the landing to write, or None when the file is one
+    for the exact reader whole.
     ``exact_lines(lines)`` is the exact reader's records of the given
     (number, text) lines, in landed form;
     ``key_of(vars, asserts)`` a test's identity."""
@@ -352,15 +355,17 @@ def read_by_duckdb(path: Path, exact_lines: Any, key_of: Any) -> pa.Table | None
     lines = file_lines(path)
     if lines is None:
         return None
-    with duckdb.connect() as con:
+    con = duckdb.connect()
+    try:
         con.register("lines", lines)
         try:
             con.execute(MACROS_SQL)
             con.execute(FIELDS_SQL)
-            (whole_file,) = con.execute(WHOLE_FILE_SQL).fetchone()
+            ((whole_file,),) = con.execute(WHOLE_FILE_SQL).fetchall()
         except duckdb.Error:
-            return None  # a line DuckDB cannot read as JSON
+            whole_file = True  # a line DuckDB cannot read as JSON
         if whole_file:
+            con.close()
             return None
         identities = con.execute(
             "select distinct coalesce(identity_vars, 'null'), coalesce(identity_assert, 'null') "
@@ -379,4 +384,8 @@ def read_by_duckdb(path: Path, exact_lines: Any, key_of: Any) -> pa.Table | None
         exact_records = exact_lines(exact)
         con.register("keys", keys)
         con.register("exact_records", exact_records)
-        return con.sql(RECORDS_SQL).to_arrow_table().cast(exact_records.schema)
+        ((n_read,),) = con.execute("select count(*) from fields where not exact").fetchall()
+        return QueryRecords(con, RECORDS_SQL, n_read + exact_records.num_rows)
+    except BaseException:
+        con.close()
+        raise
