@@ -6,8 +6,6 @@ behind."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import duckdb
 import pytest
@@ -101,41 +99,3 @@ def test_a_build_shows_its_stages_and_writes_dbts_lines_to_the_log_it_names(buil
     assert "Running with dbt=" in text and "rejected input: 2026-11-01/resume_agent_basic.csv: " in text
     assert "Completed with 1 error" in text and "\x1b[" not in text
     assert "Concurrency: 3 threads" in text
-
-
-WARM_UP_CHECK = """
-import json, os, sys
-from pathlib import Path
-from agent_eval import dbt_preload
-from dbt.adapters.duckdb.connections import DuckDBConnectionManager
-from dbt_common.dataclass_schema import dbtClassMixin
-
-request = json.loads(sys.argv[1])
-before = (os.getcwd(), dict(os.environ))
-dbt_preload._warm_up(request)
-print(json.dumps({
-    "restored": (os.getcwd(), dict(os.environ)) == before,
-    "connection": DuckDBConnectionManager._ENV is not None,
-    "schemas": dbtClassMixin.json_schema.cache_info().currsize,
-}))
-"""
-
-
-def test_the_preloaders_warm_up_parses_elsewhere_and_leaves_nothing_open(tmp_path):
-    """The preloaded dbt parses the project once before its first child
-    (agent_eval.dbt_preload._warm_up): in a folder of its own, without a
-    warehouse, with the process's directory and environment as they were."""
-    wh = Warehouse(tmp_path)
-    cwd, _ = wh.paths.dbt_location()
-    state = wh.paths.target_dir / "partial_parse.msgpack"
-    before = state.stat().st_mtime_ns if state.exists() else None
-    request = {"args": ["build", "--project-dir", str(PROJECT_DIR)], "cwd": str(cwd), "env": wh.paths.dbt_env()}
-    completed = subprocess.run(
-        [sys.executable, "-c", WARM_UP_CHECK, json.dumps(request)], capture_output=True, text=True, check=True
-    )
-    found = json.loads(completed.stdout.strip().splitlines()[-1])
-    assert found["restored"] and not found["connection"]
-    assert found["schemas"] > 0  # the parse ran: dbt validated the project's configs
-    assert not wh.paths.db_path.exists()  # no warehouse opened
-    assert not (wh.paths.target_dir / "manifest.json").exists()  # nothing written to the warehouse's target
-    assert (state.stat().st_mtime_ns if state.exists() else None) == before

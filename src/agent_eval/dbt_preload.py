@@ -10,13 +10,6 @@ own DuckDB connection (the lock ends with it, as with a subprocess), its own
 working directory and environment, and it exits through the interpreter's
 normal exit (dbt-duckdb's atexit closes the warehouse).
 
-Before its first child it also parses the project of the first request
-once (``_warm_up``), in a folder of its own: the code dbt generates on
-first use in a process (its artifacts' serializers, the JSON schemas of
-its configs) then exists before every fork, about a second of CPU less in
-each child. The parse opens no warehouse, and the working directory and
-environment are restored after it.
-
 The preloader itself has one thread (fork is safe only then) and speaks one
 JSON line per request on stdin, one JSON line per answer on stdout:
 ``{"args": [...], "cwd": "...", "env": {...}, "output": "<file>"}`` ->
@@ -64,47 +57,6 @@ def _child(request: dict) -> None:
     sys.exit(code)
 
 
-def _warm_up(request: dict) -> None:
-    """Parse the project of the first request once, here: what dbt builds
-    on its first use in a process (the serializers of its artifacts, the
-    JSON schemas it validates the project with) is then built before every
-    fork, not in each child. The parse writes to a folder of its own
-    (starting from the request's saved parse state) and opens no
-    warehouse; anything it fails on is left to the children."""
-    import contextlib
-    import shutil
-    import tempfile
-
-    from dbt.adapters.factory import reset_adapters
-    from dbt.cli.main import dbtRunner
-
-    args = request["args"]
-    if "--project-dir" not in args[:-1]:
-        return
-    project = args[args.index("--project-dir") + 1]
-    cwd = os.getcwd()
-    environ = dict(os.environ)
-    with tempfile.TemporaryDirectory(prefix="dbt-warm-up-") as folder:
-        try:
-            target = os.path.join(folder, "target")
-            os.makedirs(target)
-            state = os.path.join(request["env"].get("DBT_TARGET_PATH", ""), "partial_parse.msgpack")
-            if os.path.isfile(state):
-                shutil.copy(state, target)
-            os.chdir(request["cwd"])
-            os.environ.clear()
-            os.environ.update(request["env"], DBT_TARGET_PATH=target, DBT_LOG_PATH=os.path.join(folder, "logs"))
-            with open(os.devnull, "w") as null, contextlib.redirect_stdout(null), contextlib.redirect_stderr(null):
-                dbtRunner().invoke(["parse", "--quiet", "--project-dir", project])
-        except BaseException:  # a warm-up only: each child parses as it did
-            pass
-        finally:
-            reset_adapters()
-            os.chdir(cwd)
-            os.environ.clear()
-            os.environ.update(environ)
-
-
 def main() -> None:
     import dbt.adapters.duckdb  # the adapter dbt loads at every invocation
     import dbt.cli.main  # noqa: F401 - the import this process exists to pay once
@@ -113,14 +65,10 @@ def main() -> None:
 
     control_out = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # anything printed here is not an answer
-    warm = False
     for line in sys.stdin:
         if not line.strip():
             continue
         request = json.loads(line)
-        if not warm:
-            _warm_up(request)
-            warm = True
         pid = os.fork()
         if pid == 0:
             control_out.close()
