@@ -14,6 +14,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+import yaml
 from test_compare_marts import load_script
 
 from agent_eval import left_out, registry, runner
@@ -204,3 +205,37 @@ def test_every_model_of_an_agent_without_input_is_empty_or_made_of_its_seeds(mod
             assert not any(word in code for word in TIME), f"{relation} may hold a date"
             from_seeds += 1
     assert empty > 50 and from_seeds < empty
+
+
+def test_the_exclusion_of_an_agent_selects_its_folders_nodes_and_no_other(module_built):
+    """The selectors a build leaves an agent out with (qualified names,
+    matched by dbt's own rule) select exactly the nodes whose file, or the
+    YAML file that declares them, lies in one of the agent's folders."""
+    from dbt.graph.selector_methods import QualifiedNameSelectorMethod
+
+    project = yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text(encoding="utf-8"))
+    assert project["name"] == left_out.PROJECT_NAME
+    wh, _ = module_built(*RESUME_ONLY)
+    nodes = json.loads((wh.paths.target_dir / "manifest.json").read_text())["nodes"]
+    method = QualifiedNameSelectorMethod(None, None, [])
+    for agent in registry.registered():
+        folders = left_out.folders(PROJECT_DIR, [agent.name])
+        selectors = [s.removeprefix("fqn:") for s in left_out.exclusion(PROJECT_DIR, [agent.name])]
+        assert len(selectors) == len(folders) >= 4, agent.name
+        in_folders = {
+            unique_id
+            for unique_id, node in nodes.items()
+            if any(
+                Path(file).is_relative_to(folder)
+                for file in (node["original_file_path"], (node.get("patch_path") or "://").split("://")[1])
+                if file
+                for folder in folders
+            )
+        }
+        selected = {
+            unique_id
+            for unique_id, node in nodes.items()
+            if any(method.node_is_match(s, node["fqn"], bool(node.get("version"))) for s in selectors)
+        }
+        assert selected == in_folders, agent.name
+        assert any(node["resource_type"] == "test" for node in (nodes[u] for u in selected)), agent.name

@@ -340,6 +340,9 @@ def _write(
     config = {"storage_compatibility_version": STORAGE_COMPATIBILITY_VERSION}
     with duckdb.connect(str(tmp_db), config=config) as con:
         con.execute(f"attach {_literal(str(paths.db_path))} as {SOURCE} (read_only)")
+        # one transaction: a commit per statement (hundreds of comments)
+        # costs a write of the log each
+        con.execute("begin")
         existing = set(
             con.execute(
                 "select schema_name, table_name from duckdb_tables() where database_name = ?", [SOURCE]
@@ -425,6 +428,7 @@ def _write(
                 f"copy (select * from {_ident(schema)}.{_ident(table)}) "
                 f"to {_literal(str(folder / PARQUET_FILE))} (format parquet, compression zstd)"
             )
+        con.execute("commit")
         con.execute("checkpoint")
     for path in tmp_parquet.rglob(PARQUET_FILE):
         _fsync(path)
