@@ -78,13 +78,28 @@ def write_imported_drops(drops: Path) -> None:
         shutil.copytree(FIXTURES / "every_eval_ever" / folder, drops / night / "every_eval_ever")
 
 
+# The session's empty project: the DuckDB file of a first build of no
+# drops, every agent's tables empty and the complete build's digest kept
+# (agent_eval.left_out). A test warehouse's first build starts from a copy
+# of it, so it leaves out the agents none of its files is for, as every
+# later night of a warehouse does, instead of building all of them from
+# nothing; the tables are the same either way (tests/test_left_out.py).
+# Set by the session fixture ``empty_project``: a function that builds it
+# once per session (shared by lock, as a snapshot) and returns its file.
+EMPTY_PROJECT: Callable[[], Path] | None = None
+
+
 class Warehouse:
     """A drops folder, a DuckDB file and a reports folder under tmp_path."""
 
     exit_code: int | None = None  # of the shared build it copies (demo_warehouse)
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, first_build: bool = False) -> None:
+        """``first_build``: the first build starts from nothing, as a
+        user's first night does; else a warehouse without a DuckDB file
+        starts from a copy of the session's empty project (``empty_project``)."""
         self.root = root
+        self.first_build = first_build
         self.paths = Paths(
             project_dir=PROJECT_DIR,
             db_path=root / "warehouse.duckdb",
@@ -131,6 +146,10 @@ class Warehouse:
         ``data_tests=False`` also leaves the data tests out (for builds that
         check loading, not the tests; the saving is small, since most of a
         build's time is dbt's work per node, not the tests' queries)."""
+        if not (self.first_build or self.paths.db_path.exists() or EMPTY_PROJECT is None):
+            empty = EMPTY_PROJECT()
+            assert not empty.with_name(empty.name + ".wal").exists()
+            shutil.copyfile(empty, self.paths.db_path)
         code = cli.cmd_build(
             self.paths, full_refresh=full_refresh, reports=reports, data_tests=data_tests, unit_tests=unit_tests
         )
@@ -175,9 +194,16 @@ class Snapshot:
 
     EXIT_CODE = "exit_code"
     DEMO = ("samples",)
+    # built from nothing, not from the empty project: between them every
+    # agent's models build their first night of data from nothing
+    FIRST_BUILDS = (DEMO, (IMPORTS,))
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, first_build: bool = False) -> None:
+        """``first_build``: the first build starts from nothing, as a
+        user's first night does; else a warehouse without a DuckDB file
+        starts from a copy of the session's empty project (``empty_project``)."""
         self.root = root
+        self.first_build = first_build
 
     @property
     def exit_code(self) -> int:
@@ -188,7 +214,7 @@ class Snapshot:
         with session_folder(tmp_path_factory, "+".join(fixtures)) as folder:
             if not (folder / cls.EXIT_CODE).is_file():
                 shutil.rmtree(folder, ignore_errors=True)
-                wh = Warehouse(folder)
+                wh = Warehouse(folder, first_build=fixtures in cls.FIRST_BUILDS)
                 for name in fixtures:
                     wh.add_fixture(name)
                 code = wh.build(reports=True, unit_tests=fixtures == cls.DEMO)
@@ -438,6 +464,27 @@ def module_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str]
         return Warehouse(tmp_path_factory.mktemp(name))
 
     return make
+
+
+@pytest.fixture(scope="session", autouse=True)
+def empty_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """``EMPTY_PROJECT`` for this session: built by the first worker that
+    starts a warehouse, with the code under test, as a first build from
+    nothing (``first_build``)."""
+    global EMPTY_PROJECT
+
+    def database() -> Path:
+        with session_folder(tmp_path_factory, "empty-project") as folder:
+            if not (folder / Snapshot.EXIT_CODE).is_file():
+                shutil.rmtree(folder, ignore_errors=True)
+                code = Warehouse(folder, first_build=True).build()
+                assert code == cli.EXIT_OK, f"the empty project's build failed: exit {code}"
+                (folder / Snapshot.EXIT_CODE).write_text(str(code))
+        return folder / "warehouse.duckdb"
+
+    EMPTY_PROJECT = database
+    yield
+    EMPTY_PROJECT = None
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -119,7 +119,7 @@ def test_nothing_is_left_out_of_a_first_build_or_when_the_project_changed(tmp_pa
     wh, _ = two_copies
     digest = left_out.project_digest(PROJECT_DIR)
     assert stored_digest(wh) == digest  # the copy's last build saw this project
-    first = Warehouse(tmp_path / "first")
+    first = Warehouse(tmp_path / "first", first_build=True)
     first.add_fixture("basic")
     assert stored_digest(first) is None  # no warehouse yet
     project = copy_project(tmp_path / "project", singular_tests=True)
@@ -239,3 +239,16 @@ def test_the_exclusion_of_an_agent_selects_its_folders_nodes_and_no_other(module
         }
         assert selected == in_folders, agent.name
         assert any(node["resource_type"] == "test" for node in (nodes[u] for u in selected)), agent.name
+
+
+def test_the_snapshots_built_from_nothing_have_a_file_of_every_agent(tmp_path):
+    """The test warehouses start from the session's empty project, but for
+    the snapshots of ``Snapshot.FIRST_BUILDS``: between them, every agent's
+    models still build a first night of data from nothing."""
+    covered: set[str] = set()
+    for fixtures in Snapshot.FIRST_BUILDS:
+        wh = Warehouse(tmp_path / "+".join(fixtures), first_build=True)
+        for name in fixtures:
+            wh.add_fixture(name)
+        covered |= agents_with_files(wh.drops)
+    assert covered == {agent.name for agent in registry.registered()}
