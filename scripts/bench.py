@@ -35,7 +35,9 @@ next to it.
 step once, the generated drops' builds after the full build on the resume
 agent's lineage only (SMOKE_BUILD); never judged, never BENCHMARKS.md. With
 --smoke-from, it starts from a warehouse of the sample drops already built
-(the test suite's demo warehouse) instead of building them twice more.
+(the test suite's demo warehouse) instead of building them twice more; with
+--smoke-evaluate-cache, from an evaluation plan already built (the test
+suite's) instead of building it once more.
 """
 
 from __future__ import annotations
@@ -805,6 +807,9 @@ class Bench:
     # a smoke run's warehouse of the sample drops, built already (--smoke-from):
     # a folder holding SAMPLES_DB and dbt/target/PARSE_STATE
     samples_from: Path | None = None
+    # a smoke run's evaluation cache holding the plan of this project's
+    # state, built already (--smoke-evaluate-cache)
+    evaluate_cache_from: Path | None = None
 
     @property
     def next_build(self) -> list[str]:
@@ -888,7 +893,16 @@ def setup(args: argparse.Namespace) -> tuple[Bench, dict[str, Path]]:
     }
     samples_from = Path(args.smoke_from).resolve() if args.smoke_from else None
     bench = Bench(
-        work, drops, db, dbt_env(work, db, drops), layouts, {}, {}, smoke=args.smoke, samples_from=samples_from
+        work,
+        drops,
+        db,
+        dbt_env(work, db, drops),
+        layouts,
+        {},
+        {},
+        smoke=args.smoke,
+        samples_from=samples_from,
+        evaluate_cache_from=Path(args.smoke_evaluate_cache).resolve() if args.smoke_evaluate_cache else None,
     )
     # parse the project once, so every build below uses partial parsing as
     # a nightly job does; from nothing: a parse state left in --work by a
@@ -959,7 +973,11 @@ def first_runs(bench: Bench) -> Path:
     bench.build("plain_first", "samples", template=template, cmd=PLAIN_BUILD)
     samples_db = copy_db(bench.db, bench.runs_dir / "samples.duckdb")
     shutil.rmtree(bench.work / "evaluate", ignore_errors=True)
-    bench.timed("evaluate_cold", *evaluate_step(bench), ok=EVALUATE_OK)
+    if bench.evaluate_cache_from is not None:
+        # the plan built already: the cold run is the warm one, measured once in one_round
+        shutil.copytree(bench.evaluate_cache_from, bench.work / "evaluate" / "cache")
+    else:
+        bench.timed("evaluate_cold", *evaluate_step(bench), ok=EVALUATE_OK)
     shutil.rmtree(bench.work / "demo", ignore_errors=True)
     if bench.samples_from is not None:
         state = bench.work / "demo" / "dbt" / "target" / PARSE_STATE
@@ -1011,6 +1029,8 @@ def one_round(bench: Bench, i: int, big_csv: Path, samples_db: Path, n_big: int,
     bench.timed("report", render, dict(os.environ))
     bench.timed("report_unchanged", render, dict(os.environ))
     bench.timed("evaluate", *evaluate_step(bench), ok=EVALUATE_OK)
+    if bench.evaluate_cache_from is not None and i == 0:
+        bench.same_as("evaluate_cold", "evaluate")
     bench.timed("demo", *demo_step(bench))
     bench.note_nodes("demo", bench.work / "demo" / "dbt" / "target")
     if bench.samples_from is not None and i == 0:
@@ -1295,6 +1315,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             "scale": args.scale or [],
             "smoke": args.smoke,
             "smoke_from": args.smoke_from,
+            "smoke_evaluate_cache": args.smoke_evaluate_cache,
         },
         "machine": machine(),
         "machine_speed_s": [speed_before, speed_after],
@@ -1963,6 +1984,12 @@ def main(argv: list[str] | None = None) -> int:
         "state in dbt/target/, its reports/; the test suite's demo warehouse): the first plain build and the "
         "demo start from it, and each is measured once",
     )
+    parser.add_argument(
+        "--smoke-evaluate-cache",
+        help="with --smoke: an evaluation cache (AGENT_EVAL_CACHE) holding the plan of this project's state, built "
+        "already (the test suite's): the first `agent-eval evaluate` starts from a copy of it, and the cold and "
+        "warm runs are measured once",
+    )
     parser.add_argument("--work", default=str(PROJECT / ".bench"), help="scratch folder (drops are kept)")
     parser.add_argument("--out", default=str(PROJECT / "BENCHMARKS.md"), help="the markdown report")
     args = parser.parse_args(argv)
@@ -1970,6 +1997,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--smoke: its figures are not the benchmark's; write them elsewhere with --out")
     if args.smoke_from and not args.smoke:
         parser.error("--smoke-from: only a smoke run starts from a warehouse built elsewhere")
+    if args.smoke_evaluate_cache and not args.smoke:
+        parser.error("--smoke-evaluate-cache: only a smoke run starts from a plan built elsewhere")
     data = run_benchmark(args)
     out = Path(args.out)
     out.write_text(render(data), encoding="utf-8")

@@ -487,6 +487,27 @@ def empty_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     EMPTY_PROJECT = None
 
 
+@pytest.fixture(scope="session")
+def evaluation_plan(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """An evaluation cache (``AGENT_EVAL_CACHE``) holding the plan of the
+    project's state, built once per session (shared by lock, as a
+    snapshot), and what its build said. A test that evaluates against it
+    copies the folder: the tests of `agent-eval evaluate` and the
+    benchmark's smoke run, which would otherwise each build the same plan."""
+    from agent_eval.agents.engagement import evaluate_plan
+
+    with session_folder(tmp_path_factory, "evaluation-plan") as folder:
+        said = folder / "said.json"
+        if not said.is_file():
+            shutil.rmtree(folder, ignore_errors=True)
+            notes: list[str] = []
+            with pytest.MonkeyPatch.context() as env:
+                env.setenv("AGENT_EVAL_CACHE", str(folder / "cache"))
+                evaluate_plan.ensure_plan(PROJECT_DIR, notify=notes.append)
+            said.write_text(json.dumps(notes), encoding="utf-8")
+    return folder / "cache", json.loads(said.read_text(encoding="utf-8"))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def preloaded_dbt() -> Any:
     """Every dbt invocation through ``runner.run_dbt`` is a fork of one

@@ -8,7 +8,9 @@ the resume agent's lineage, and the night cost's history is the reference
 size, timed once for both sizes. It starts from the session's demo warehouse
 (`--smoke-from`), the sample drops built already: its first plain `dbt build`
 is the night with nothing new on a copy of it, and its one `agent-eval demo`
-starts from its parse state, so neither builds the samples again.
+starts from its parse state, so neither builds the samples again. Its
+`agent-eval evaluate` runs on a copy of the session's evaluation plan
+(`--smoke-evaluate-cache`).
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ TARGETS = (
 
 
 @pytest.mark.dbt
-def test_bench_smoke_run_produces_every_figure(tmp_path, demo_warehouse):
+def test_bench_smoke_run_produces_every_figure(tmp_path, demo_warehouse, evaluation_plan):
     out = tmp_path / "BENCHMARKS.md"
     completed = subprocess.run(
         [
@@ -100,6 +102,8 @@ def test_bench_smoke_run_produces_every_figure(tmp_path, demo_warehouse):
             "--smoke",
             "--smoke-from",
             str(demo_warehouse.root),
+            "--smoke-evaluate-cache",
+            str(evaluation_plan[0]),
             "--work",
             str(tmp_path / "work"),
             "--out",
@@ -148,8 +152,11 @@ def test_bench_smoke_run_produces_every_figure(tmp_path, demo_warehouse):
     # the whole project once for the generated drops (the full build), their later builds a part of it
     assert data["parameters"]["smoke"] and data["parameters"]["smoke_from"] == str(demo_warehouse.root)
     # from the demo warehouse: the first plain build and the first demo are the second ones, measured once
-    for first, again in (("plain_first", "plain"), ("demo_cold", "demo")):
-        assert data["all_runs"][first] == data["all_runs"][again] and data["nodes"][first] == data["nodes"][again]
+    # and from the session's evaluation plan: the cold evaluate is the warm one
+    assert data["parameters"]["smoke_evaluate_cache"] == str(evaluation_plan[0])
+    for first, again in (("plain_first", "plain"), ("demo_cold", "demo"), ("evaluate_cold", "evaluate")):
+        assert data["all_runs"][first] == data["all_runs"][again]
+        assert data["nodes"].get(first) == data["nodes"].get(again)
     executed = {name: sum(data["nodes"][name]["outcomes"]["executed"].values()) for name in ("full", "small")}
     assert executed["small"] < executed["full"]
     # the scale curve: 60 rows reuses the full build, 120 rows is generated and built
@@ -353,7 +360,7 @@ def test_a_smoke_run_starts_its_night_from_the_demo_s_parse_state(tmp_path):
     assert Path(cmd[cmd.index("--db") + 1]).name == "demo.duckdb"
 
 
-def recorded_bench(bench, work, samples_from=None):
+def recorded_bench(bench, work, samples_from=None, evaluate_cache_from=None):
     """A smoke run's bench.Bench whose measured commands are recorded, not
     run: each with the warehouse file it started from and the parse state
     it found in its dbt target/ (None: none)."""
@@ -381,7 +388,18 @@ def recorded_bench(bench, work, samples_from=None):
 
     run = work / "run"
     env = {"DBT_TARGET_PATH": str(work / "dbt" / "target")}
-    recorded = Recorded(work, run / "drops", run / "warehouse.duckdb", env, {"samples": []}, {}, {}, True, samples_from)
+    recorded = Recorded(
+        work,
+        run / "drops",
+        run / "warehouse.duckdb",
+        env,
+        {"samples": []},
+        {},
+        {},
+        True,
+        samples_from,
+        evaluate_cache_from,
+    )
     recorded.commands = []
     recorded.runs_dir.mkdir(parents=True)
     return recorded
@@ -423,6 +441,26 @@ def test_a_smoke_run_from_a_built_samples_warehouse_builds_the_samples_on_a_copy
     # only a smoke run starts from a warehouse built elsewhere
     with pytest.raises(SystemExit) as stopped:
         bench.main(["--smoke-from", str(built), "--out", str(tmp_path / "out.md")])
+    assert stopped.value.code == 2
+
+
+def test_a_smoke_run_from_a_built_evaluation_plan_evaluates_on_a_copy_of_it(tmp_path):
+    bench = load_bench()
+    plan = tmp_path / "plan" / "cache"
+    (plan / "key").mkdir(parents=True)
+    (plan / "key" / "plan.json").write_text("a plan, built")
+    smoke = recorded_bench(bench, tmp_path / "smoke", evaluate_cache_from=plan)
+    bench.first_runs(smoke)
+    # no cold evaluate: the first one (one_round's) runs on a copy of the plan's cache
+    assert [name for name, _, _ in smoke.commands] == ["plain_first", "demo_cold"]
+    copied = tmp_path / "smoke" / "evaluate" / "cache" / "key" / "plan.json"
+    assert copied.read_text() == "a plan, built"
+    _, env = bench.evaluate_step(smoke)
+    assert Path(env["AGENT_EVAL_CACHE"]) == copied.parent.parent
+    assert (plan / "key" / "plan.json").read_text() == "a plan, built"  # only read
+    # only a smoke run starts from a plan built elsewhere
+    with pytest.raises(SystemExit) as stopped:
+        bench.main(["--smoke-evaluate-cache", str(plan), "--out", str(tmp_path / "out.md")])
     assert stopped.value.code == 2
 
 

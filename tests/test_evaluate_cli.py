@@ -35,14 +35,13 @@ FIXTURE_RUN = Path(__file__).parent / "fixtures" / "engagement" / "2026-11-01" /
 
 
 @pytest.fixture(scope="module")
-def module_plan(tmp_path_factory) -> tuple[Path, list[str]]:
-    """One evaluation cache for the module, with the plan of the project's
-    state built into it first (the evaluations replay it); and what the
-    build said."""
-    cache, notes = tmp_path_factory.mktemp("evaluate-cache"), []
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("AGENT_EVAL_CACHE", str(cache))
-        evaluate_plan.ensure_plan(PROJECT_DIR, notify=notes.append)
+def module_plan(tmp_path_factory, evaluation_plan) -> tuple[Path, list[str]]:
+    """One evaluation cache for the module, a copy of the session's, which
+    holds the plan of the project's state (the evaluations replay it); and
+    what the build said."""
+    shared, notes = evaluation_plan
+    cache = tmp_path_factory.mktemp("evaluate-cache") / "cache"
+    shutil.copytree(shared, cache)
     return cache, notes
 
 
