@@ -182,6 +182,17 @@ def session_folder(tmp_path_factory: pytest.TempPathFactory, key: str) -> Iterat
         yield folder
 
 
+def made_once(tmp_path_factory: pytest.TempPathFactory, key: str, done: str, make: Callable[[Path], None]) -> Path:
+    """``session_folder(key)``, made by ``make(folder)`` once per session:
+    ``make`` writes the file ``done`` last, so a folder without it (left
+    half-made) is emptied and made again."""
+    with session_folder(tmp_path_factory, key) as folder:
+        if not (folder / done).is_file():
+            shutil.rmtree(folder, ignore_errors=True)
+            make(folder)
+    return folder
+
+
 class Snapshot:
     """A warehouse built once per test session from fixture drops (with
     data tests and reports), shared by every test that starts from that
@@ -211,15 +222,15 @@ class Snapshot:
 
     @classmethod
     def of(cls, tmp_path_factory: pytest.TempPathFactory, fixtures: tuple[str, ...]) -> Snapshot:
-        with session_folder(tmp_path_factory, "+".join(fixtures)) as folder:
-            if not (folder / cls.EXIT_CODE).is_file():
-                shutil.rmtree(folder, ignore_errors=True)
-                wh = Warehouse(folder, first_build=fixtures in cls.FIRST_BUILDS)
-                for name in fixtures:
-                    wh.add_fixture(name)
-                code = wh.build(reports=True, unit_tests=fixtures == cls.DEMO)
-                (folder / cls.EXIT_CODE).write_text(str(code))
-        return cls(folder)
+
+        def make(folder: Path) -> None:
+            wh = Warehouse(folder, first_build=fixtures in cls.FIRST_BUILDS)
+            for name in fixtures:
+                wh.add_fixture(name)
+            code = wh.build(reports=True, unit_tests=fixtures == cls.DEMO)
+            (folder / cls.EXIT_CODE).write_text(str(code))
+
+        return cls(made_once(tmp_path_factory, "+".join(fixtures), cls.EXIT_CODE, make))
 
 
 # Modules that never run dbt: `make test-fast` (pytest -m "not dbt") runs
@@ -473,14 +484,14 @@ def empty_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     nothing (``first_build``)."""
     global EMPTY_PROJECT
 
+    def make(folder: Path) -> None:
+        code = Warehouse(folder, first_build=True).build()
+        (folder / Snapshot.EXIT_CODE).write_text(str(code))
+
     def database() -> Path:
-        with session_folder(tmp_path_factory, "empty-project") as folder:
-            if not (folder / Snapshot.EXIT_CODE).is_file():
-                shutil.rmtree(folder, ignore_errors=True)
-                code = Warehouse(folder, first_build=True).build()
-                assert code == cli.EXIT_OK, f"the empty project's build failed: exit {code}"
-                (folder / Snapshot.EXIT_CODE).write_text(str(code))
-        return folder / "warehouse.duckdb"
+        empty = Snapshot(made_once(tmp_path_factory, "empty-project", Snapshot.EXIT_CODE, make))
+        assert empty.exit_code == cli.EXIT_OK, f"the empty project's build failed: exit {empty.exit_code}"
+        return empty.root / "warehouse.duckdb"
 
     EMPTY_PROJECT = database
     yield
@@ -496,16 +507,17 @@ def evaluation_plan(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, lis
     benchmark's smoke run, which would otherwise each build the same plan."""
     from agent_eval.agents.engagement import evaluate_plan
 
-    with session_folder(tmp_path_factory, "evaluation-plan") as folder:
-        said = folder / "said.json"
-        if not said.is_file():
-            shutil.rmtree(folder, ignore_errors=True)
-            notes: list[str] = []
-            with pytest.MonkeyPatch.context() as env:
-                env.setenv("AGENT_EVAL_CACHE", str(folder / "cache"))
-                evaluate_plan.ensure_plan(PROJECT_DIR, notify=notes.append)
-            said.write_text(json.dumps(notes), encoding="utf-8")
-    return folder / "cache", json.loads(said.read_text(encoding="utf-8"))
+    said = "said.json"
+
+    def make(folder: Path) -> None:
+        notes: list[str] = []
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv("AGENT_EVAL_CACHE", str(folder / "cache"))
+            evaluate_plan.ensure_plan(PROJECT_DIR, notify=notes.append)
+        (folder / said).write_text(json.dumps(notes), encoding="utf-8")
+
+    folder = made_once(tmp_path_factory, "evaluation-plan", said, make)
+    return folder / "cache", json.loads((folder / said).read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -596,23 +608,24 @@ def shared_night(
     files each test module of ``modules`` writes with its ``hook``, built
     with reports. Each module's files go to ``written.json``, the build's stderr
     to ``stderr``."""
-    with session_folder(tmp_path_factory, f"{on.root.name if on else 'empty'}+{hook}") as folder:
-        if not (folder / Snapshot.EXIT_CODE).is_file():
-            shutil.rmtree(folder, ignore_errors=True)
-            wh = Warehouse.copy_of(on, folder) if on else Warehouse(folder)
-            written = {}
-            for name in modules:
-                before = {p for p in wh.drops.rglob("*") if p.is_file()}
-                getattr(importlib.import_module(name), hook)(wh.drops)
-                after = {p for p in wh.drops.rglob("*") if p.is_file()}
-                written[name] = sorted(p.relative_to(wh.drops).as_posix() for p in after - before)
-            (folder / "written.json").write_text(json.dumps(written), encoding="utf-8")
-            err = io.StringIO()
-            with contextlib.redirect_stderr(err):
-                code = wh.build(reports=True, data_tests=data_tests)
-            (folder / "stderr").write_text(err.getvalue(), encoding="utf-8")
-            (folder / Snapshot.EXIT_CODE).write_text(str(code))
-    return Snapshot(folder)
+
+    def make(folder: Path) -> None:
+        wh = Warehouse.copy_of(on, folder) if on else Warehouse(folder)
+        written = {}
+        for name in modules:
+            before = {p for p in wh.drops.rglob("*") if p.is_file()}
+            getattr(importlib.import_module(name), hook)(wh.drops)
+            after = {p for p in wh.drops.rglob("*") if p.is_file()}
+            written[name] = sorted(p.relative_to(wh.drops).as_posix() for p in after - before)
+        (folder / "written.json").write_text(json.dumps(written), encoding="utf-8")
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            code = wh.build(reports=True, data_tests=data_tests)
+        (folder / "stderr").write_text(err.getvalue(), encoding="utf-8")
+        (folder / Snapshot.EXIT_CODE).write_text(str(code))
+
+    key = f"{on.root.name if on else 'empty'}+{hook}"
+    return Snapshot(made_once(tmp_path_factory, key, Snapshot.EXIT_CODE, make))
 
 
 def read_shared_night(snapshot: Snapshot, name: str) -> Iterator[SharedNight]:
