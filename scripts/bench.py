@@ -37,7 +37,10 @@ agent's lineage only (SMOKE_BUILD); never judged, never BENCHMARKS.md. With
 --smoke-from, it starts from a warehouse of the sample drops already built
 (the test suite's demo warehouse) instead of building them twice more; with
 --smoke-evaluate-cache, from an evaluation plan already built (the test
-suite's) instead of building it once more.
+suite's) instead of building it once more; with --smoke-empty-project, its
+night cost's first night starts from a warehouse of this project built
+with no drops (the test suite's empty project), so it builds the lineage of
+the one agent it has files for, as any later night does.
 """
 
 from __future__ import annotations
@@ -810,6 +813,9 @@ class Bench:
     # a smoke run's evaluation cache holding the plan of this project's
     # state, built already (--smoke-evaluate-cache)
     evaluate_cache_from: Path | None = None
+    # a smoke run's warehouse file of this project built with no drops
+    # (--smoke-empty-project)
+    empty_project_from: Path | None = None
 
     @property
     def next_build(self) -> list[str]:
@@ -903,6 +909,7 @@ def setup(args: argparse.Namespace) -> tuple[Bench, dict[str, Path]]:
         smoke=args.smoke,
         samples_from=samples_from,
         evaluate_cache_from=Path(args.smoke_evaluate_cache).resolve() if args.smoke_evaluate_cache else None,
+        empty_project_from=Path(args.smoke_empty_project).resolve() if args.smoke_empty_project else None,
     )
     # parse the project once, so every build below uses partial parsing as
     # a nightly job does; from nothing: a parse state left in --work by a
@@ -1112,9 +1119,15 @@ def promptfoo_step(bench: Bench, n_results: int, runs: int) -> dict[str, Any]:
                 raise SystemExit(f"bench: the promptfoo {suffix} import loaded {loaded} results of {n_results}")
             # the same invocation on an empty warehouse without the file:
             # dbt's start, the manifest step and the hooks, which a night
-            # pays once whatever it imports
-            without = bench.build(f"promptfoo_{suffix}_no_file", "empty", cmd=PROMPTFOO_IMPORT)
+            # pays once whatever it imports. It is the same for both
+            # suffixes: a smoke run measures it once, with the .json's
+            if bench.smoke and suffix == "jsonl":
+                without = bench.results["promptfoo_json_no_file"][i]
+            else:
+                without = bench.build(f"promptfoo_{suffix}_no_file", "empty", cmd=PROMPTFOO_IMPORT)
             added.append(with_file.wall_s - without.wall_s)
+        if bench.smoke and suffix == "jsonl":
+            bench.same_as("promptfoo_jsonl_no_file", "promptfoo_json_no_file")
         found[f"{suffix}_added_s"] = statistics.median(added)  # paired: run by run
         found[f"{suffix}_bytes"] = output.stat().st_size
     return found
@@ -1130,7 +1143,9 @@ def night_cost_step(bench: Bench, n_files: int, runs: int) -> dict[str, Any]:
     figures are both sizes' (a smoke run's way to time one night, not two).
     A smoke run's first night starts from the demo's parse state (the same
     project, and a profile naming the same file) instead of parsing the
-    project again: what it times is the night's own work."""
+    project again: what it times is the night's own work; with an empty
+    project (``empty_project_from``), from a copy of its warehouse, so it
+    leaves out the agents that have no file (docs/decisions/0060)."""
     from agent_eval.agents.engagement import samples
 
     found: dict[str, Any] = {"files": n_files, "small_files": NIGHT_COST_SMALL, "days": NIGHT_COST_DAYS}
@@ -1152,6 +1167,8 @@ def night_cost_step(bench: Bench, n_files: int, runs: int) -> dict[str, Any]:
         for gone in (NIGHT_COST_DB, f"{NIGHT_COST_DB}.wal", f"{NIGHT_COST_DB}.landing", "reports", "published"):
             path = root / gone
             shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
+        if bench.empty_project_from is not None:
+            copy_db(bench.empty_project_from, root / NIGHT_COST_DB)
         demo_state, state = bench.work / "demo" / "dbt" / "target" / PARSE_STATE, root / "dbt" / "target" / PARSE_STATE
         if bench.smoke and demo_state.is_file() and not state.exists():
             state.parent.mkdir(parents=True, exist_ok=True)
@@ -1316,6 +1333,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             "smoke": args.smoke,
             "smoke_from": args.smoke_from,
             "smoke_evaluate_cache": args.smoke_evaluate_cache,
+            "smoke_empty_project": args.smoke_empty_project,
         },
         "machine": machine(),
         "machine_speed_s": [speed_before, speed_after],
@@ -1990,6 +2008,11 @@ def main(argv: list[str] | None = None) -> int:
         "already (the test suite's): the first `agent-eval evaluate` starts from a copy of it, and the cold and "
         "warm runs are measured once",
     )
+    parser.add_argument(
+        "--smoke-empty-project",
+        help="with --smoke: a warehouse file of this project built with no drops (the test suite's empty "
+        "project): the night cost's first night starts from a copy of it and leaves out the agents without files",
+    )
     parser.add_argument("--work", default=str(PROJECT / ".bench"), help="scratch folder (drops are kept)")
     parser.add_argument("--out", default=str(PROJECT / "BENCHMARKS.md"), help="the markdown report")
     args = parser.parse_args(argv)
@@ -1999,6 +2022,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--smoke-from: only a smoke run starts from a warehouse built elsewhere")
     if args.smoke_evaluate_cache and not args.smoke:
         parser.error("--smoke-evaluate-cache: only a smoke run starts from a plan built elsewhere")
+    if args.smoke_empty_project and not args.smoke:
+        parser.error("--smoke-empty-project: only a smoke run starts from a warehouse built elsewhere")
     data = run_benchmark(args)
     out = Path(args.out)
     out.write_text(render(data), encoding="utf-8")

@@ -89,6 +89,17 @@ def write_imported_drops(drops: Path) -> None:
 EMPTY_PROJECT: Callable[[], Path] | None = None
 
 
+def start_from_empty_project(db_path: Path) -> None:
+    """A warehouse file ``db_path`` that does not exist yet: a copy of the
+    session's empty project, so its first build leaves out the agents none
+    of its files is for."""
+    if db_path.exists() or EMPTY_PROJECT is None:
+        return
+    empty = EMPTY_PROJECT()
+    assert not empty.with_name(empty.name + ".wal").exists()
+    shutil.copyfile(empty, db_path)
+
+
 class Warehouse:
     """A drops folder, a DuckDB file and a reports folder under tmp_path."""
 
@@ -146,10 +157,8 @@ class Warehouse:
         ``data_tests=False`` also leaves the data tests out (for builds that
         check loading, not the tests; the saving is small, since most of a
         build's time is dbt's work per node, not the tests' queries)."""
-        if not (self.first_build or self.paths.db_path.exists() or EMPTY_PROJECT is None):
-            empty = EMPTY_PROJECT()
-            assert not empty.with_name(empty.name + ".wal").exists()
-            shutil.copyfile(empty, self.paths.db_path)
+        if not self.first_build:
+            start_from_empty_project(self.paths.db_path)
         code = cli.cmd_build(
             self.paths, full_refresh=full_refresh, reports=reports, data_tests=data_tests, unit_tests=unit_tests
         )
@@ -478,10 +487,11 @@ def module_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str]
 
 
 @pytest.fixture(scope="session", autouse=True)
-def empty_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+def empty_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], Path]]:
     """``EMPTY_PROJECT`` for this session: built by the first worker that
     starts a warehouse, with the code under test, as a first build from
-    nothing (``first_build``)."""
+    nothing (``first_build``). A test that asks for this fixture gets the
+    function itself."""
     global EMPTY_PROJECT
 
     def make(folder: Path) -> None:
@@ -494,7 +504,7 @@ def empty_project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         return empty.root / "warehouse.duckdb"
 
     EMPTY_PROJECT = database
-    yield
+    yield database
     EMPTY_PROJECT = None
 
 

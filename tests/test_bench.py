@@ -75,7 +75,7 @@ TARGETS = (
 
 
 @pytest.mark.dbt
-def test_bench_smoke_run_produces_every_figure(tmp_path, demo_warehouse, evaluation_plan):
+def test_bench_smoke_run_produces_every_figure(tmp_path, demo_warehouse, evaluation_plan, empty_project):
     out = tmp_path / "BENCHMARKS.md"
     completed = subprocess.run(
         [
@@ -104,6 +104,8 @@ def test_bench_smoke_run_produces_every_figure(tmp_path, demo_warehouse, evaluat
             str(demo_warehouse.root),
             "--smoke-evaluate-cache",
             str(evaluation_plan[0]),
+            "--smoke-empty-project",
+            str(empty_project()),
             "--work",
             str(tmp_path / "work"),
             "--out",
@@ -152,9 +154,16 @@ def test_bench_smoke_run_produces_every_figure(tmp_path, demo_warehouse, evaluat
     # the whole project once for the generated drops (the full build), their later builds a part of it
     assert data["parameters"]["smoke"] and data["parameters"]["smoke_from"] == str(demo_warehouse.root)
     # from the demo warehouse: the first plain build and the first demo are the second ones, measured once
-    # and from the session's evaluation plan: the cold evaluate is the warm one
+    # and from the session's evaluation plan: the cold evaluate is the warm one;
+    # the promptfoo import without a file is one invocation for both suffixes
     assert data["parameters"]["smoke_evaluate_cache"] == str(evaluation_plan[0])
-    for first, again in (("plain_first", "plain"), ("demo_cold", "demo"), ("evaluate_cold", "evaluate")):
+    assert data["parameters"]["smoke_empty_project"] == str(empty_project())
+    for first, again in (
+        ("plain_first", "plain"),
+        ("demo_cold", "demo"),
+        ("evaluate_cold", "evaluate"),
+        ("promptfoo_jsonl_no_file", "promptfoo_json_no_file"),
+    ):
         assert data["all_runs"][first] == data["all_runs"][again]
         assert data["nodes"].get(first) == data["nodes"].get(again)
     executed = {name: sum(data["nodes"][name]["outcomes"]["executed"].values()) for name in ("full", "small")}
@@ -287,12 +296,15 @@ class NightCostBench:
     """A stand-in for bench.Bench in night_cost_step: every `agent-eval build`
     is recorded, not run; its log says what a first night prints."""
 
-    def __init__(self, bench, work, smoke=False):
+    def __init__(self, bench, work, smoke=False, empty_project_from=None):
         self.bench, self.work, self.logs, self.smoke = bench, work, work / "logs", smoke
-        self.results, self.nodes, self.commands = {}, {}, []
+        self.empty_project_from = empty_project_from
+        self.results, self.nodes, self.commands, self.warehouses = {}, {}, [], {}
 
     def timed(self, name, cmd, env=None, ok=(0,)):
         self.commands.append(name)
+        db = Path(cmd[cmd.index("--db") + 1])
+        self.warehouses.setdefault(name, db.read_bytes() if db.exists() else None)  # what the build starts from
         log = self.logs / f"{name}-{len(self.results.get(name, []))}.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         log.write_text("   reports     done   2.50s\nreports written: 33 under reports\n")
@@ -358,6 +370,24 @@ def test_a_smoke_run_starts_its_night_from_the_demo_s_parse_state(tmp_path):
     # `make bench` keeps the demo's own file name, and its first nights parse the project
     cmd, _ = bench.demo_step(NightCostBench(bench, tmp_path))
     assert Path(cmd[cmd.index("--db") + 1]).name == "demo.duckdb"
+
+
+def test_a_smoke_run_from_the_empty_project_starts_each_first_night_on_a_copy_of_it(tmp_path):
+    bench = load_bench()
+    plain = NightCostBench(bench, tmp_path / "plain")
+    bench.night_cost_step(plain, 150, 1)
+    # `make bench`: a first night starts from nothing, as a user's does
+    assert plain.warehouses["night_first_small"] is None and plain.warehouses["night_first_large"] is None
+    empty = tmp_path / "empty.duckdb"
+    empty.write_bytes(b"a warehouse of no drops")
+    smoke = NightCostBench(bench, tmp_path / "smoke", smoke=True, empty_project_from=empty)
+    for _ in range(2):  # a second invocation on the same work folder starts from the copy again
+        (tmp_path / "smoke" / "night_cost" / "33-runs").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "smoke" / "night_cost" / "33-runs" / "warehouse.duckdb").write_bytes(b"the last run's")
+        smoke.warehouses.clear()
+        bench.night_cost_step(smoke, 150, 1)
+        assert smoke.warehouses["night_first_small"] == smoke.warehouses["night_first_large"] == empty.read_bytes()
+    assert empty.read_bytes() == b"a warehouse of no drops"
 
 
 def recorded_bench(bench, work, samples_from=None, evaluate_cache_from=None):

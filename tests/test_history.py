@@ -49,7 +49,7 @@ import pytest
 
 from agent_eval import cli
 from agent_eval.cli import EXIT_GATE_FAILED, EXIT_OK
-from conftest import FIXTURES, PARSE_STATE, copy_project
+from conftest import FIXTURES, PARSE_STATE, copy_project, start_from_empty_project
 
 SERIES = "resume_agent_hist.csv"
 N1, N2, N3 = (f"{d}/{SERIES}" for d in ("2026-11-10", "2026-11-11", "2026-11-12"))
@@ -115,6 +115,7 @@ def series(tmp_path_factory) -> Series:
         (s.project / "target").mkdir()
         shutil.copyfile(PARSE_STATE, s.project / "target" / "partial_parse.msgpack")
     s.drops.mkdir()
+    start_from_empty_project(s.db)  # the copy is the project: the same digest
     s.add_night("2026-11-10")
     assert s.build().returncode == EXIT_OK, s.runs[-1].stdout[-3000:]
 

@@ -136,6 +136,9 @@ def body(response: Any) -> str:
     return response.get_data(as_text=True)
 
 
+DOWNLOAD = re.compile(r"^(/download/\w+)\.(?:csv|parquet)(?=\?|$)")  # a download's table and format
+
+
 def links(html: str, prefix: str) -> list[str]:
     return [m.replace("&amp;", "&") for m in re.findall(rf'href="({re.escape(prefix)}[^"#]*)', html)]
 
@@ -861,16 +864,25 @@ def test_recruit_flips_name_the_failing_check(served):
 
 def test_the_viewer_reads_exactly_what_its_exposure_declares(served, monkeypatch):
     """Every page reachable from the overview by its links (each distinct
-    path and query once) reads only, and together all, the tables the
-    web_viewer exposure lists. Every read goes through agent_eval.db.fetch."""
+    path and query once; a download's query in one of its formats) reads
+    only, and together all, the tables the web_viewer exposure lists. Every
+    read goes through agent_eval.db.fetch."""
     seen: set[str] = set()
+    # a download runs one query whatever its format (downloads.build, then
+    # the format's writer): each table is fetched in each format, and each
+    # query in one of them
+    queries: set[str] = set()
+    paths: set[str] = set()
     queue = ["/", "/series/all", "/engagement"]
     with reads_recorded(monkeypatch) as read:
         while queue and len(seen) < 3000:
             url = queue.pop(0)
-            if url in seen:
+            query, path = DOWNLOAD.sub(r"\1.*", url), url.split("?")[0]
+            if url in seen or (query != url and query in queries and path in paths):
                 continue
             seen.add(url)
+            queries.add(query)
+            paths.add(path)
             response = served.get(url)
             if response.status_code != 200 or response.mimetype != "text/html":
                 continue
