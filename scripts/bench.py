@@ -1105,6 +1105,9 @@ def promptfoo_step(bench: Bench, n_results: int, runs: int) -> dict[str, Any]:
         layout = f"promptfoo_{suffix}"
         bench.layouts[layout] = [folder]
         result = bench.work / f"promptfoo-{suffix}-floor.json"
+        # the import without a file is the same invocation for both
+        # suffixes: a smoke run measures it once, with the .json's
+        no_file_of_json = bench.smoke and suffix == "jsonl"
         added: list[float] = []
         for i in range(runs):
             print(f"bench: promptfoo {suffix} import {i + 1}/{runs}", flush=True)
@@ -1119,14 +1122,13 @@ def promptfoo_step(bench: Bench, n_results: int, runs: int) -> dict[str, Any]:
                 raise SystemExit(f"bench: the promptfoo {suffix} import loaded {loaded} results of {n_results}")
             # the same invocation on an empty warehouse without the file:
             # dbt's start, the manifest step and the hooks, which a night
-            # pays once whatever it imports. It is the same for both
-            # suffixes: a smoke run measures it once, with the .json's
-            if bench.smoke and suffix == "jsonl":
+            # pays once whatever it imports
+            if no_file_of_json:
                 without = bench.results["promptfoo_json_no_file"][i]
             else:
                 without = bench.build(f"promptfoo_{suffix}_no_file", "empty", cmd=PROMPTFOO_IMPORT)
             added.append(with_file.wall_s - without.wall_s)
-        if bench.smoke and suffix == "jsonl":
+        if no_file_of_json:
             bench.same_as("promptfoo_jsonl_no_file", "promptfoo_json_no_file")
         found[f"{suffix}_added_s"] = statistics.median(added)  # paired: run by run
         found[f"{suffix}_bytes"] = output.stat().st_size

@@ -218,12 +218,8 @@ class Snapshot:
     # agent's models build their first night of data from nothing
     FIRST_BUILDS = (DEMO, (IMPORTS,))
 
-    def __init__(self, root: Path, *, first_build: bool = False) -> None:
-        """``first_build``: the first build starts from nothing, as a
-        user's first night does; else a warehouse without a DuckDB file
-        starts from a copy of the session's empty project (``empty_project``)."""
+    def __init__(self, root: Path) -> None:
         self.root = root
-        self.first_build = first_build
 
     @property
     def exit_code(self) -> int:
