@@ -1140,9 +1140,10 @@ def night_cost_step(bench: Bench, n_files: int, runs: int) -> dict[str, Any]:
     write_history, 3 files a run) over NIGHT_COST_DAYS date folders, built
     once by `agent-eval build` (the first night: its reports stage is 7r),
     then built again with nothing new ``runs`` times; the same with
-    NIGHT_COST_SMALL files is the reference of 7n. A ``n_files`` of as many
-    run folders as the reference is the same history: measured once, its
-    figures are both sizes' (a smoke run's way to time one night, not two).
+    NIGHT_COST_SMALL files (or ``n_files``, when fewer) is the reference
+    of 7n. A ``n_files`` of as many run folders as the reference is the same
+    history: measured once, its figures are both sizes' (a smoke run's way
+    to time one night, not two, of a few run folders).
     A smoke run's first night starts from the demo's parse state (the same
     project, and a profile naming the same file) instead of parsing the
     project again: what it times is the night's own work; with an empty
@@ -1150,8 +1151,9 @@ def night_cost_step(bench: Bench, n_files: int, runs: int) -> dict[str, Any]:
     leaves out the agents that have no file (docs/decisions/0060)."""
     from agent_eval.agents.engagement import samples
 
-    found: dict[str, Any] = {"files": n_files, "small_files": NIGHT_COST_SMALL, "days": NIGHT_COST_DAYS}
-    for label, files in (("small", NIGHT_COST_SMALL), ("large", n_files)):
+    small_files = min(NIGHT_COST_SMALL, n_files)
+    found: dict[str, Any] = {"files": n_files, "small_files": small_files, "days": NIGHT_COST_DAYS}
+    for label, files in (("small", small_files), ("large", n_files)):
         n_runs = max(1, files // NIGHT_COST_FILES_PER_RUN)
         if label == "large" and n_runs == found["small_runs"]:
             for figure in ("night_first", "night_unchanged"):
@@ -1516,7 +1518,8 @@ def night_cost_targets(data: dict[str, Any]) -> list[Target]:
     sets = f"{night['large_runs']:,}" if night else "3,000"
     label_n = (
         "7n. a night with nothing new (`agent-eval build`, engagement run folders over months of "
-        f"date folders) with {files} files loaded, over the same night with {NIGHT_COST_SMALL}"
+        f"date folders) with {files} files loaded, over the same night with "
+        f"{night['small_files'] if night else NIGHT_COST_SMALL:,}"
     )
     label_r = f"7r. the reports stage of the first night of {sets} engagement run folders (sets)"
     if not night:
@@ -1990,7 +1993,7 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=10_000,
         help="files (engagement run folders, 3 files each) already loaded when a night with nothing new "
-        "is measured against the same with 100 (0: skip)",
+        "is measured against the same with 100, or with as many when fewer (0: skip)",
     )
     parser.add_argument(
         "--smoke",

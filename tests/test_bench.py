@@ -4,8 +4,8 @@ Asserts only that every figure, every target row and the scale
 curve are produced (and that the marts agreed with the floor query, which
 the script checks itself) - never a timing. The run is a smoke run
 (`--smoke`): the builds of the generated drops after the full build select
-the resume agent's lineage, and the night cost's history is the reference
-size, timed once for both sizes. It starts from the session's demo warehouse
+the resume agent's lineage, and the night cost's history is 3 run folders,
+its own reference, timed once for both sizes. It starts from the session's demo warehouse
 (`--smoke-from`), the sample drops built already: its first plain `dbt build`
 is the night with nothing new on a copy of it, and its one `agent-eval demo`
 starts from its parse state, so neither builds the samples again. Its
@@ -98,7 +98,7 @@ def test_bench_smoke_run_produces_every_figure(tmp_path, demo_warehouse, evaluat
             "--compare-items",
             "3000",
             "--night-cost",
-            "100",
+            "10",
             "--smoke",
             "--smoke-from",
             str(demo_warehouse.root),
@@ -134,9 +134,9 @@ def test_bench_smoke_run_produces_every_figure(tmp_path, demo_warehouse, evaluat
     # the Inspect log's import: all its sample records in raw history
     assert data["inspect"]["samples"] == 300 and data["inspect"]["floor"]["samples"] == 300
     assert {t["key"] for t in data["targets"]} >= {"8", "8m"}
-    # the night cost: 100 files are 33 run folders of 3, the reference's history: built twice, once
-    assert (data["night_cost"]["large_runs"], data["night_cost"]["small_runs"]) == (33, 33)
-    assert data["night_cost"]["large_first_reports_written"] == 33
+    # the night cost: 10 files are 3 run folders of 3, their own reference: built twice, once
+    assert (data["night_cost"]["large_runs"], data["night_cost"]["small_runs"]) == (3, 3)
+    assert data["night_cost"]["large_first_reports_written"] == 3
     for name in ("night_first", "night_unchanged"):
         assert data["all_runs"][f"{name}_large"] == data["all_runs"][f"{name}_small"]
     # the promptfoo outputs' import: every result in raw history, .json and .jsonl
@@ -352,6 +352,12 @@ def test_a_night_cost_history_of_the_reference_size_is_built_once_for_both_sizes
     assert (found["small_runs"], found["large_runs"]) == (33, 50)
     # neither starts from another warehouse's parse state: each first night parses the project
     assert list((tmp_path / "other").rglob("partial_parse.msgpack")) == [demo_state]
+    # 10 files, fewer than the reference: 3 run folders, the reference itself, built once
+    fewer = NightCostBench(bench, tmp_path / "fewer")
+    found = bench.night_cost_step(fewer, 10, 1)
+    assert fewer.commands == ["night_first_small", "night_unchanged_small"]
+    assert (found["files"], found["small_files"], found["small_runs"], found["large_runs"]) == (10, 10, 3, 3)
+    assert [p.name for p in (tmp_path / "fewer" / "night_cost").iterdir()] == ["3-runs"]
 
 
 def test_a_smoke_run_starts_its_night_from_the_demo_s_parse_state(tmp_path):
