@@ -1,16 +1,16 @@
 """The benchmark command, at a tiny size, so it cannot rot.
 
-Asserts only that every figure, every target row and the scale
-curve are produced (and that the marts agreed with the floor query, which
-the script checks itself) - never a timing. The run is a smoke run
-(`--smoke`): the builds of the generated drops after the full build select
-the resume agent's lineage, and the night cost's history is 3 run folders,
-its own reference, timed once for both sizes. It starts from the session's demo warehouse
-(`--smoke-from`), the sample drops built already: its first plain `dbt build`
-is the night with nothing new on a copy of it, and its one `agent-eval demo`
-starts from its parse state, so neither builds the samples again. Its
-`agent-eval evaluate` runs on a copy of the session's evaluation plan
-(`--smoke-evaluate-cache`).
+Asserts only that every figure, every target row and the scale curve are
+produced (and that the marts agreed with the floor query, which the script
+checks itself) - never a timing. The run is a smoke run (`--smoke`): the
+builds of the generated drops after the full build select the resume agent's
+lineage, and the night cost's history is 3 run folders, its own reference,
+timed once for both sizes. It starts from the session's demo warehouse
+(`--smoke-from`), the sample drops built already: its first plain
+`dbt build` is the night with nothing new on a copy of it, and its one
+`agent-eval demo` starts from its parse state, so neither builds the samples
+again. Its `agent-eval evaluate` runs on a copy of the session's evaluation
+plan (`--smoke-evaluate-cache`).
 """
 
 from __future__ import annotations
